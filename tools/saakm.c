@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * saakm(1): list SaaKM scheduling policies and move tasks onto them, like
+ * chrt(1) for SCHED_SAAKM. Built on libsaakm (tools/lib). Run 'saakm help'.
+ * Exit status: 0 on success, 1 on failure, 2 on a usage error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "saakm.h"
+
+static const char usage_text[] =
+"usage: saakm list\n"
+"       saakm run -p NAME|ID [--reset-on-fork] [--nice N] [--attr FILE] [--] CMD [ARGS...]\n"
+"       saakm set -p NAME|ID [--reset-on-fork] [--nice N] [--attr FILE] PID...\n"
+"       saakm show PID...\n"
+"       saakm events [NAME]\n"
+"       saakm help\n";
+
+static const char help_text[] =
+"\n"
+"  list    the loaded policies (from /proc/saakm/policies)\n"
+"  run     switch to the policy, then execute CMD in it\n"
+"  set     move the given tasks onto the policy\n"
+"  show    print each task's scheduling policy\n"
+"  events  per-policy event counters (from /proc/saakm/events)\n"
+"\n"
+"  -p, --policy NAME|ID  the policy, by name or id (see 'saakm list')\n"
+"  -r, --reset-on-fork   children of the task do not inherit the policy\n"
+"  -n, --nice N          also set the nice value to N\n"
+"  -a, --attr FILE       pass FILE's contents to the policy as its attribute blob\n"
+"Joining a policy needs CAP_SYS_NICE. SAAKM_PROC overrides /proc/saakm.\n";
+
+static int usage(const char *fmt, const char *arg)
+{
+	if (fmt) {
+		fprintf(stderr, "saakm: ");
+		fprintf(stderr, fmt, arg);
+		fprintf(stderr, "\n");
+	}
+	fputs(usage_text, stderr);
+	fputs("Run 'saakm help' for details.\n", stderr);
+	return 2;
+}
+
+static int help(void)
+{
+	fputs(usage_text, stdout);
+	fputs(help_text, stdout);
+	return 0;
+}
+
+/* Report a policy lookup failure; return the exit status. */
+static int policy_error(const char *name, int err)
+{
+	if (err == -ENOENT)
+		fprintf(stderr, "saakm: no policy '%s' is loaded (see 'saakm list')\n", name);
+	else
+		fprintf(stderr, "saakm: %s\n", saakm_strerror(err));
+	return 1;
+}
+
+static int parse_int(const char *s, long min, long max, long *val)
+{
+	char *end;
+
+	errno = 0;
+	*val = strtol(s, &end, 10);
+	return !*s || *end || errno || *val < min || *val > max ? -1 : 0;
+}
+
+static int cmd_list(void)
+{
+	struct saakm_policy_info pi[256];
+	char line[512];
+	int i, n;
+	FILE *f;
+
+	n = saakm_list(pi, 256);
+	if (n < 0)
+		return policy_error(NULL, n);
+	printf("%-4s  %-20s  %6s  %s\n", "ID", "NAME", "TASKS", "STATE");
+	for (i = 0; i < n && i < 256; i++)
+		printf("%-4d  %-20s  %6d  %s\n", pi[i].id, pi[i].name, pi[i].tasks,
+		       pi[i].state);
+	if (!n)
+		printf("(no SaaKM policy is loaded: insmod a policy module)\n");
+	f = saakm_proc_fopen("errors");
+	while (f && fgets(line, sizeof(line), f))
+		printf("ejected: %s", line);
+	if (f)
+		fclose(f);
+	return 0;
+}
+
+static int cmd_events(int argc, char **argv)
+{
+	char line[4096], *name, *tok, *save;
+	int found = 0;
+	FILE *f;
+
+	if (argc > 2)
+		return usage("events takes at most one policy name", NULL);
+	f = saakm_proc_fopen("events");
+	if (!f)
+		return policy_error(NULL, errno == ENOENT ? -ENOSYS : -errno);
+	while (fgets(line, sizeof(line), f)) {
+		name = strtok_r(line, " \t\n", &save);
+		if (!name || (argc == 2 && strcmp(name, argv[1])))
+			continue;
+		if (argc < 2)
+			printf("%s%s\n", found ? "\n" : "", name);
+		found++;
+		while ((tok = strtok_r(NULL, " \t\n", &save))) {
+			char *eq = strchr(tok, '=');
+
+			if (eq)
+				*eq++ = '\0';
+			printf("%s%-24s %s\n", argc < 2 ? "  " : "", tok, eq ? eq : "");
+		}
+	}
+	fclose(f);
+	if (argc == 2 && !found)
+		return policy_error(argv[1], -ENOENT);
+	if (!found)
+		printf("(no SaaKM policy is loaded)\n");
+	return 0;
+}
+
+static int cmd_show(int argc, char **argv)
+{
+	char name[SAAKM_NAME_LEN];
+	int i, policy, id, prio, rof, status = 0;
+	long pid;
+
+	if (argc < 2)
+		return usage("show needs at least one PID", NULL);
+	for (i = 1; i < argc; i++)
+		if (parse_int(argv[i], 0, INT_MAX, &pid))
+			return usage("bad PID '%s'", argv[i]);
+	for (i = 1; i < argc; i++) {
+		parse_int(argv[i], 0, INT_MAX, &pid);
+		policy = saakm_get_full(pid, &id, &prio, &rof);
+		if (policy < 0) {
+			fprintf(stderr, "saakm: %ld: %s\n", pid, saakm_strerror(policy));
+			status = 1;
+			continue;
+		}
+		printf("%ld: %s", pid, saakm_sched_name(policy));
+		if (policy == SCHED_SAAKM) {
+			printf(" policy %d", id);
+			if (!saakm_policy_name(id, name, sizeof(name)))
+				printf(" (%s)", name);
+		} else if (policy == 1 || policy == 2) {	/* FIFO, RR */
+			printf(" priority %d", prio);
+		}
+		printf("%s\n", rof ? " reset-on-fork" : "");
+	}
+	return status;
+}
+
+/* Read an attribute blob file; size > SAAKM_ATTR_MAX_SIZE is left to saakm_set(). */
+static void *read_blob(const char *path, size_t *size)
+{
+	struct stat st;
+	void *buf;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f || fstat(fileno(f), &st)) {
+		fprintf(stderr, "saakm: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	buf = malloc(st.st_size + 1);
+	*size = buf ? fread(buf, 1, st.st_size, f) : 0;
+	if (!buf || ferror(f)) {
+		fprintf(stderr, "saakm: %s: read error\n", path);
+		exit(1);
+	}
+	fclose(f);
+	return buf;
+}
+
+/* saakm run / saakm set */
+static int cmd_switch(int argc, char **argv, int run)
+{
+	static const struct option opts[] = {
+		{ "policy", required_argument, NULL, 'p' },
+		{ "reset-on-fork", no_argument, NULL, 'r' },
+		{ "nice", required_argument, NULL, 'n' },
+		{ "attr", required_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *policy = NULL, *attr = NULL;
+	unsigned flags = 0;
+	long nice = LONG_MIN, pid;
+	int c, i, id, err, status = 0;
+	size_t size = 0;
+	void *blob = NULL;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:rn:a:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': policy = optarg; break;
+		case 'r': flags |= SAAKM_RESET_ON_FORK; break;
+		case 'a': attr = optarg; break;
+		case 'n':
+			if (parse_int(optarg, -20, 19, &nice))
+				return usage("bad nice value '%s' (-20..19)", optarg);
+			break;
+		case 'h': return help();
+		default: return usage(NULL, NULL);
+		}
+	}
+	if (!policy)
+		return usage("%s needs a policy: -p NAME|ID", argv[0]);
+	if (optind >= argc)
+		return usage(run ? "run needs a command" : "set needs at least one PID", NULL);
+	for (i = optind; !run && i < argc; i++)
+		if (parse_int(argv[i], 0, INT_MAX, &pid))
+			return usage("bad PID '%s'", argv[i]);
+
+	id = saakm_policy_id(policy);
+	if (id < 0)
+		return policy_error(policy, id);
+	if (attr)
+		blob = read_blob(attr, &size);
+
+	for (i = run ? argc - 1 : optind; i < argc; i++) {
+		pid = 0;
+		if (!run)
+			parse_int(argv[i], 0, INT_MAX, &pid);
+		err = nice == LONG_MIN ? saakm_set(pid, id, blob, size, flags) :
+			saakm_set_nice(pid, id, nice, blob, size, flags);
+		if (err) {
+			if (run)
+				fprintf(stderr, "saakm: %s\n", saakm_strerror(err));
+			else
+				fprintf(stderr, "saakm: %ld: %s\n", pid, saakm_strerror(err));
+			status = 1;
+		}
+	}
+	free(blob);
+	if (!run || status)
+		return status;
+	execvp(argv[optind], argv + optind);
+	err = errno;
+	fprintf(stderr, "saakm: %s: %s\n", argv[optind], strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	if (!cmd)
+		return usage("missing command", NULL);
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "-h") || !strcmp(cmd, "--help"))
+		return help();
+	if (!strcmp(cmd, "list"))
+		return argc == 2 ? cmd_list() : usage("list takes no arguments", NULL);
+	if (!strcmp(cmd, "run"))
+		return cmd_switch(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "set"))
+		return cmd_switch(argc - 1, argv + 1, 0);
+	if (!strcmp(cmd, "show"))
+		return cmd_show(argc - 1, argv + 1);
+	if (!strcmp(cmd, "events"))
+		return cmd_events(argc - 1, argv + 1);
+	return usage("unknown command '%s'", cmd);
+}

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Host test of the saakm CLI: usage errors (exit 2), the "no SaaKM kernel"
+# message, and list/events/set/run/show against fixture files (SAAKM_PROC).
+# Needs no SaaKM kernel. Usage: t_cli.sh SAAKM_BINARY. Prints TAP.
+set -u
+saakm=$1
+fx=$(cd "$(dirname "$0")" && pwd)/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 fail=0
+nokernel="saakm: this kernel has no SaaKM support \\(/proc/saakm is missing\\)"
+
+# expect DESC STATUS REGEX [ENV=VAL...] -- ARGS...: run saakm, check status and output
+expect() {
+	local desc=$1 status=$2 re=$3 envs=() out rc
+	shift 3
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	n=$((n + 1))
+	out=$(env "${envs[@]}" "$saakm" "$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$status" ]; then
+		echo "not ok $n $desc # exit status $rc, expected $status"
+	elif [ -n "$re" ] && ! grep -qE -- "$re" <<<"$out"; then
+		echo "not ok $n $desc # output lacks /$re/"
+	else
+		echo "ok $n $desc"
+		return
+	fi
+	fail=1
+	sed 's/^/#   /' <<<"$out"
+}
+B=SAAKM_PROC=$fx/basic
+
+expect "no command: usage error" 2 "^usage: saakm list" --
+expect "unknown command: usage error" 2 "unknown command 'bogus'" -- bogus
+expect "help: exit 0 with usage" 0 "saakm run -p NAME" -- help
+expect "-h: exit 0" 0 "CAP_SYS_NICE" -- -h
+expect "run without -p: usage error" 2 "run needs a policy" -- run true
+expect "run without command: usage error" 2 "run needs a command" $B -- run -p fifo
+expect "set without PID: usage error" 2 "set needs at least one PID" $B -- set -p fifo
+expect "set with a bad PID: usage error" 2 "bad PID 'abc'" $B -- set -p fifo abc
+expect "run with a bad nice: usage error" 2 "bad nice value '99'" $B -- run -p fifo -n 99 true
+expect "run with an unknown option: usage error" 2 "usage:" $B -- run -p fifo --bogus true
+expect "show without PID: usage error" 2 "show needs at least one PID" -- show
+expect "list with arguments: usage error" 2 "list takes no arguments" -- list x
+expect "events with two names: usage error" 2 "at most one" -- events a b
+
+expect "list: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- list
+expect "run: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- run -p fifo -- touch "$tmp/ran"
+n=$((n + 1))
+if [ -e "$tmp/ran" ]; then echo "not ok $n run: command not executed on failure"; fail=1
+else echo "ok $n run: command not executed on failure"; fi
+expect "set: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- set -p 1 $$
+expect "events: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- events
+if [ -d /proc/saakm ]; then
+	n=$((n + 1)); echo "ok $n list: real /proc/saakm missing # SKIP this kernel has SaaKM"
+	n=$((n + 1)); echo "ok $n set: kernel refuses VER2 attr # SKIP this kernel has SaaKM"
+else
+	expect "list: real /proc/saakm missing" 1 "^$nokernel\$" -- list
+	expect "set: kernel without SaaKM detected after lookup" 1 "^saakm: $$: this kernel has no SaaKM" $B -- set -p fifo $$
+fi
+
+expect "list: table header" 0 "^ID +NAME +TASKS +STATE$" $B -- list
+expect "list: policy row" 0 "^1 +fifo +3 +enabled$" $B -- list
+expect "list: ejected reason" 0 "^ejected: broken watchdog: task 42" $B -- list
+expect "list: note when none loaded" 0 "no SaaKM policy is loaded" SAAKM_PROC=$fx/empty -- list
+expect "run: unknown policy message" 1 "^saakm: no policy 'nosuch' is loaded \(see 'saakm list'\)$" $B -- run -p nosuch -- true
+expect "set: unknown policy id message" 1 "^saakm: no policy '99' is loaded" $B -- set -p 99 1
+expect "events NAME: one event per line" 0 "^pick +42$" $B -- events fifo
+expect "events NAME: bad_transitions" 0 "^bad_transitions +2$" $B -- events rr_test
+expect "events: policy headers" 0 "^rr_test$" $B -- events
+expect "events: indented events" 0 "^  enqueue +5$" $B -- events
+expect "events: unknown policy" 1 "no policy 'nosuch' is loaded" $B -- events nosuch
+expect "show: SCHED_OTHER self" 0 "^$$: SCHED_(OTHER|BATCH|IDLE)" -- show $$
+expect "show: bad PID is ESRCH" 1 "^saakm: 4194305: no such process$" -- show 4194305
+expect "set: bad PID is ESRCH" 1 "^saakm: 4194305: no such process$" $B -- set -p fifo 4194305
+head -c 5000 /dev/zero >"$tmp/big"
+expect "run: too large blob is E2BIG" 1 "blob too large \(at most 4096 bytes\)" $B -- run -p fifo --attr "$tmp/big" -- true
+expect "run: missing blob file" 1 "saakm: $tmp/nofile: No such file" $B -- run -p fifo -a "$tmp/nofile" true
+
+echo "1..$n"
+exit $fail
