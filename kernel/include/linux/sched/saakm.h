@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SaaKM per-task scheduling state, embedded in task_struct.
+ *
+ * This header only defines what task_struct needs to carry. The policy API
+ * lives in <linux/saakm.h>; the class core in kernel/sched/saakm*.c.
+ */
+#ifndef _LINUX_SCHED_SAAKM_H
+#define _LINUX_SCHED_SAAKM_H
+
+#ifdef CONFIG_SCHED_CLASS_SAAKM
+
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/types.h>
+
+struct saakm_policy;
+struct saakm_rq;
+
+/**
+ * enum saakm_task_state - where a task stands from its policy's point of view
+ * @SAAKM_NOT_QUEUED: attached to a policy, not yet placed on any CPU
+ * @SAAKM_READY: runnable, waiting in one of the policy's runqueues
+ * @SAAKM_READY_TICK: was running, the policy preempted it from tick() and
+ *	put it back in a runqueue; it leaves the CPU at the next schedule
+ * @SAAKM_RUNNING: chosen by schedule() (or kept running by the class)
+ * @SAAKM_BLOCKED: not runnable (sleeping, or ousted by a migration)
+ * @SAAKM_MIGRATING: taken off a runqueue by balancing, in transit
+ * @SAAKM_TERMINATED: left the policy (exit, policy change, unload)
+ */
+enum saakm_task_state {
+	SAAKM_NOT_QUEUED,
+	SAAKM_READY,
+	SAAKM_READY_TICK,
+	SAAKM_RUNNING,
+	SAAKM_BLOCKED,
+	SAAKM_MIGRATING,
+	SAAKM_TERMINATED,
+	SAAKM_NR_STATES,
+};
+
+/**
+ * struct sched_saakm_entity - SaaKM state of one task
+ * @policy: policy the task is attached to, NULL when not attached
+ * @data: per-task data owned by the policy (see saakm_task_data())
+ * @state: current &enum saakm_task_state
+ * @cpu: CPU whose runqueue the task was last placed on or picked from
+ * @queue: policy runqueue holding the task, NULL when in none
+ * @node: link in @queue (FIFO and ordered list runqueues)
+ * @rb: link in @queue (rbtree runqueues)
+ * @core_node: link in a class-owned list (tasks preempted while running)
+ * @policy_node: link in the policy's list of attached tasks
+ * @ready_at: jiffies when the task last became READY (stall detection)
+ * @run_start: rq clock when the task last started running
+ * @flags: SAAKM_TF_* flags, private to the class core
+ */
+struct sched_saakm_entity {
+	struct saakm_policy	*policy;
+	void			*data;
+	enum saakm_task_state	state;
+	int			cpu;
+	struct saakm_rq		*queue;
+	struct list_head	node;
+	struct rb_node		rb;
+	struct list_head	core_node;
+	struct list_head	policy_node;
+	unsigned long		ready_at;
+	u64			run_start;
+	unsigned int		flags;
+};
+
+#endif /* CONFIG_SCHED_CLASS_SAAKM */
+#endif /* _LINUX_SCHED_SAAKM_H */

@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SaaKM class core: the sched_class that runs scheduling policies written as
+ * kernel modules.
+ *
+ * The scheduler core speaks in sched_class hooks (enqueue_task, pick_task,
+ * put_prev_task, ...) that are reached from many call paths with subtle
+ * preconditions. Policies speak in events (new task, wakeup, block, pick the
+ * next task for this CPU, ...; see <linux/saakm.h>). This file translates the
+ * former into the latter, deciding which event happened from the core's
+ * ENQUEUE_/DEQUEUE_ flags, never from p->__state.
+ *
+ * The class sits between ext and idle in the linker-ordered class list: a
+ * SaaKM task runs only when no stop, deadline, RT, fair or ext task is
+ * runnable on its CPU.
+ *
+ * Three rules keep the policy's view simple:
+ *
+ * - A RUNNING task is not in any policy runqueue. It keeps its CPU until it
+ *   blocks, yields, or the policy preempts it from tick(). When a higher
+ *   class (or an earlier policy) takes the CPU, the task is parked on the
+ *   class-owned per-CPU "preempted" list and resumes first when the class
+ *   gets the CPU back; the policy still sees it RUNNING. sched_ext does the
+ *   same by putting a preempted task at the head of its local DSQ.
+ *
+ * - A save/restore pair (DEQUEUE_SAVE ... ENQUEUE_RESTORE: nice, policy or
+ *   affinity changes) always happens on one runqueue under its lock, so the
+ *   policy is not told: the task stays where it was in the policy's queues.
+ *
+ * - Any other dequeue of a queued task that is not a sleep is the class
+ *   moving the task (migration on affinity change, hotplug, exec): the
+ *   policy sees block() on the old CPU and unblock_place() on the new one.
+ *
+ * Registration, attach/detach, the state machine and the runqueue helpers
+ * are in saakm_policy.c; procfs and sysfs in saakm_stats.c.
+ */
+#include "saakm_internal.h"
+
+/* Per-CPU state of the class, beside struct rq so the core's rq is unchanged. */
+struct saakm_cpu {
+	bool			idle;		/* running the idle task */
+	struct irq_work		balance_work;	/* periodic balancing, out of the tick */
+};
+
+static DEFINE_PER_CPU(struct saakm_cpu, saakm_cpus);
+
+static inline struct saakm_policy_pcpu *pol_pcpu(struct saakm_policy *pol, int cpu)
+{
+	return per_cpu_ptr(pol->pcpu, cpu);
+}
+
+/* Is there anything for this class to run on @rq, for policies before @upto? */
+static bool saakm_has_work(struct rq *rq, struct saakm_policy *upto)
+{
+	struct saakm_policy *pol;
+	int cpu = cpu_of(rq);
+
+	for_each_saakm_policy(pol) {
+		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
+
+		if (pol == upto)
+			break;
+		if (pc->nr_ready || !list_empty(&pc->preempted))
+			return true;
+	}
+	return false;
+}
+
+/* The running SaaKM task keeps its CPU unless it left RUNNING or was outranked. */
+static bool curr_keeps_cpu(struct rq *rq, struct task_struct *curr)
+{
+	return curr->sched_class == &saakm_sched_class &&
+	       (curr->saakm.flags & SAAKM_TF_QUEUED) &&
+	       curr->saakm.state == SAAKM_RUNNING &&
+	       !saakm_has_work(rq, curr->saakm.policy);
+}
+
+static void update_curr_saakm(struct rq *rq)
+{
+	update_curr_common(rq);
+}
+
+/*
+ * A policy placed @p (new_place/unblock_place): it must now be READY on
+ * this CPU. If the policy forgot, park the task on the preempted list so it
+ * still runs, and report the bug.
+ */
+static void check_placed(struct rq *rq, struct task_struct *p, const char *ev)
+{
+	if (likely(p->saakm.state == SAAKM_READY))
+		return;
+	saakm_policy_error(p->saakm.policy, "%s left task %d in state %s",
+			   ev, p->pid, saakm_state_name(p->saakm.state));
+	saakm_force_state(p, SAAKM_RUNNING);
+	list_add_tail(&p->saakm.core_node, &pol_pcpu(p->saakm.policy, cpu_of(rq))->preempted);
+}
+
+static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+	int cpu = cpu_of(rq);
+
+	if (WARN_ON_ONCE(!pol))
+		return;
+
+	add_nr_running(rq, 1);
+	pol_pcpu(pol, cpu)->nr_tasks++;
+	p->saakm.flags |= SAAKM_TF_QUEUED;
+
+	switch (p->saakm.state) {
+	case SAAKM_NOT_QUEUED:
+		/* Joined the policy while running: set_next_task() follows. */
+		if (task_current(rq, p))
+			return;
+		saakm_call(pol, NEW_PLACE, cpu, new_place, p, cpu);
+		check_placed(rq, p, "new_place");
+		break;
+	case SAAKM_BLOCKED:
+	case SAAKM_MIGRATING:
+		/* Woken up, or moved here by the class or by balancing. */
+		if (!(flags & ENQUEUE_WAKEUP))
+			saakm_count(pol, MIGRATED, cpu);
+		saakm_call(pol, UNBLOCK_PLACE, cpu, unblock_place, p, cpu);
+		check_placed(rq, p, "unblock_place");
+		break;
+	default:
+		/* ENQUEUE_RESTORE: still where the policy left it. */
+		break;
+	}
+}
+
+/* Take @p off the class-owned preempted list if it is parked there. */
+static void unpark(struct task_struct *p)
+{
+	list_del_init(&p->saakm.core_node);
+}
+
+static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+	int cpu = cpu_of(rq);
+
+	if (WARN_ON_ONCE(!pol || !(p->saakm.flags & SAAKM_TF_QUEUED)))
+		return true;
+
+	if (p == rq->curr)
+		update_curr_saakm(rq);
+	sub_nr_running(rq, 1);
+	pol_pcpu(pol, cpu)->nr_tasks--;
+	p->saakm.flags &= ~SAAKM_TF_QUEUED;
+
+	/* Same-rq save/restore: the policy keeps its view (see top of file). */
+	if ((flags & DEQUEUE_SAVE) && !(flags & DEQUEUE_SLEEP))
+		return true;
+
+	switch (p->saakm.state) {
+	case SAAKM_READY:
+	case SAAKM_READY_TICK:
+	case SAAKM_RUNNING:
+		/* Going to sleep, or being moved off this CPU by the class. */
+		unpark(p);
+		saakm_call(pol, BLOCK, cpu, block, p, cpu);
+		if (p->saakm.state != SAAKM_BLOCKED) {
+			saakm_policy_error(pol, "block left task %d in state %s",
+					   p->pid, saakm_state_name(p->saakm.state));
+			saakm_force_state(p, SAAKM_BLOCKED);
+		}
+		break;
+	default:
+		/* MIGRATING (balancing moves it): placed again on the new CPU. */
+		break;
+	}
+	return true;
+}
+
+static void yield_task_saakm(struct rq *rq)
+{
+	struct task_struct *p = rq->curr;
+	struct saakm_policy *pol = p->saakm.policy;
+
+	if (pol->yield)
+		saakm_call(pol, YIELD, cpu_of(rq), yield, p, cpu_of(rq));
+}
+
+static bool yield_to_task_saakm(struct rq *rq, struct task_struct *to)
+{
+	return false;
+}
+
+/* Earlier policies (lower id) outrank later ones on a CPU. */
+static void wakeup_preempt_saakm(struct rq *rq, struct task_struct *p, int flags)
+{
+	struct task_struct *curr = rq->curr;
+
+	if (curr->saakm.policy && p->saakm.policy &&
+	    p->saakm.policy->id < curr->saakm.policy->id)
+		resched_curr(rq);
+}
+
+/* Ask the policy for a task; reject one it may not run here. */
+static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
+{
+	struct task_struct *p;
+
+	p = saakm_call_ret(pol, SCHEDULE, cpu, schedule, cpu);
+	if (!p)
+		return NULL;
+	if (unlikely(p->saakm.policy != pol || task_cpu(p) != cpu ||
+		     !(p->saakm.flags & SAAKM_TF_QUEUED) ||
+		     p->saakm.state != SAAKM_RUNNING)) {
+		saakm_policy_error(pol, "schedule(%d) returned task %d (cpu %d, state %s)",
+				   cpu, p->pid, task_cpu(p),
+				   saakm_state_name(p->saakm.state));
+		return NULL;
+	}
+	return p;
+}
+
+static struct task_struct *pick_task_saakm(struct rq *rq)
+{
+	struct task_struct *curr = rq->donor;
+	struct saakm_policy *pol;
+	int cpu = cpu_of(rq);
+
+	if (curr_keeps_cpu(rq, curr))
+		return curr;
+
+	for_each_saakm_policy(pol) {
+		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
+		struct task_struct *p;
+
+		/* A task a higher class preempted resumes first. */
+		p = list_first_entry_or_null(&pc->preempted, struct task_struct,
+					     saakm.core_node);
+		if (p) {
+			unpark(p);
+			return p;
+		}
+		if (pc->nr_ready) {
+			p = policy_pick(pol, cpu);
+			if (p)
+				return p;
+		}
+	}
+	return NULL;
+}
+
+static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
+				struct task_struct *next)
+{
+	update_curr_saakm(rq);
+
+	/* Blocked (block() already ran) or saved for a change: nothing to do. */
+	if (!(p->saakm.flags & SAAKM_TF_QUEUED))
+		return;
+
+	switch (p->saakm.state) {
+	case SAAKM_READY_TICK:
+		/* Preempted from tick(): already back in a policy runqueue. */
+		saakm_force_state(p, SAAKM_READY);
+		break;
+	case SAAKM_RUNNING:
+		/* Outranked while running: resume first on this CPU later. */
+		list_add(&p->saakm.core_node,
+			 &pol_pcpu(p->saakm.policy, cpu_of(rq))->preempted);
+		break;
+	default:
+		break;
+	}
+}
+
+static void set_next_task_saakm(struct rq *rq, struct task_struct *p, bool first)
+{
+	p->se.exec_start = rq_clock_task(rq);
+
+	/* Joined a policy while running: it is the policy's RUNNING task now. */
+	if (p->saakm.state == SAAKM_NOT_QUEUED)
+		saakm_force_state(p, SAAKM_RUNNING);
+	if (first)
+		p->saakm.run_start = rq_clock_task(rq);
+}
+
+#ifdef CONFIG_SMP
+/* Both runqueues locked: move @p from @src to @dst. */
+static void move_task(struct rq *src, struct rq *dst, struct task_struct *p)
+{
+	deactivate_task(src, p, 0);
+	set_task_cpu(p, cpu_of(dst));
+	activate_task(dst, p, 0);
+	wakeup_preempt(dst, p, 0);
+}
+
+/*
+ * Pull one task of @pol from @src_cpu to @dst, with both runqueues locked.
+ * @dst is locked on entry and exit; double_lock_balance() may drop it
+ * meanwhile, which is why the caller re-checks for work afterwards.
+ */
+static bool saakm_pull(struct rq *dst, int src_cpu, struct saakm_policy *pol)
+{
+	struct rq *src = cpu_rq(src_cpu);
+	struct task_struct *p;
+	bool moved = false;
+
+	double_lock_balance(dst, src);
+	update_rq_clock(src);
+
+	p = saakm_call_ret(pol, BALANCE_PICK, cpu_of(dst), balance_pick,
+			   src_cpu, cpu_of(dst));
+	if (p) {
+		if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src &&
+		    (p->saakm.flags & SAAKM_TF_QUEUED) && !task_on_cpu(src, p) &&
+		    saakm_can_migrate(p, cpu_of(dst))) {
+			move_task(src, dst, p);
+			moved = true;
+		} else {
+			saakm_policy_error(pol, "balance_pick(%d, %d) returned task %d that cannot move",
+					   src_cpu, cpu_of(dst), p->pid);
+			if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src)
+				saakm_call(pol, UNBLOCK_PLACE, src_cpu,
+					   unblock_place, p, src_cpu);
+		}
+	}
+	double_unlock_balance(dst, src);
+	return moved;
+}
+
+static bool valid_src(int src, int dst)
+{
+	return src >= 0 && src < nr_cpu_ids && src != dst && cpu_online(src);
+}
+
+/*
+ * Before a pick, when the CPU is about to run out of SaaKM work: give every
+ * policy with newly_idle() a chance to pull a task here.
+ */
+static int balance_saakm(struct rq *rq, struct task_struct *prev, struct rq_flags *rf)
+{
+	struct saakm_policy *pol;
+	int cpu = cpu_of(rq);
+
+	if (curr_keeps_cpu(rq, prev) || saakm_has_work(rq, NULL))
+		return 1;
+	if (!saakm_balancing())
+		return 0;
+
+	for_each_saakm_policy(pol) {
+		int src;
+
+		if (!pol->newly_idle || pol->state != SAAKM_POLICY_ENABLED)
+			continue;
+		src = saakm_call_ret(pol, NEWLY_IDLE, cpu, newly_idle, cpu);
+		if (!valid_src(src, cpu))
+			continue;
+		rq_unpin_lock(rq, rf);
+		saakm_pull(rq, src, pol);
+		rq_repin_lock(rq, rf);
+		if (saakm_has_work(rq, NULL))
+			return 1;
+	}
+	return rq->nr_running > 0;
+}
+
+/* Periodic balancing, in hard irq context out of the tick; no lock held. */
+static void saakm_balance_workfn(struct irq_work *work)
+{
+	int cpu = smp_processor_id();
+	struct rq *rq = cpu_rq(cpu);
+	struct saakm_policy *pol;
+
+	rcu_read_lock();
+	for_each_saakm_policy(pol) {
+		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
+		int src;
+
+		if (!pol->balancing_select || !pc->balance_due ||
+		    pol->state != SAAKM_POLICY_ENABLED)
+			continue;
+		pc->balance_due = false;
+		src = saakm_call_ret(pol, BALANCING_SELECT, cpu,
+				     balancing_select, cpu);
+		if (!valid_src(src, cpu))
+			continue;
+		raw_spin_rq_lock(rq);
+		update_rq_clock(rq);
+		saakm_pull(rq, src, pol);
+		raw_spin_rq_unlock(rq);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * saakm_tick - start periodic balancing when a policy's interval has elapsed
+ * @rq: runqueue of the ticking CPU, locked
+ *
+ * Called from sched_tick() for every CPU, whatever class is running. The
+ * work itself runs from an irq_work, after the tick released the rq lock.
+ */
+void saakm_tick(struct rq *rq)
+{
+	struct saakm_policy *pol;
+	bool due = false;
+
+	if (!saakm_balancing())
+		return;
+
+	for_each_saakm_policy(pol) {
+		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu_of(rq));
+
+		if (!pol->balance_ms || time_before(jiffies, pc->next_balance))
+			continue;
+		pc->next_balance = jiffies + msecs_to_jiffies(pol->balance_ms);
+		pc->balance_due = true;
+		due = true;
+	}
+	if (due)
+		irq_work_queue(&per_cpu(saakm_cpus, cpu_of(rq)).balance_work);
+}
+
+/*
+ * Choose the CPU for a waking or new task. The policy decides; if it names
+ * a CPU the task may not use, report it and let the core fall back.
+ */
+static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_flags)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+	int cpu = prev_cpu;
+
+	if (!pol)
+		return prev_cpu;
+
+	if ((wake_flags & WF_TTWU) && pol->unblock_prepare)
+		cpu = saakm_call_ret(pol, UNBLOCK_PREPARE, prev_cpu,
+				     unblock_prepare, p);
+	else if ((wake_flags & WF_FORK) && pol->new_prepare)
+		cpu = saakm_call_ret(pol, NEW_PREPARE, prev_cpu, new_prepare, p);
+
+	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
+		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
+		saakm_policy_error(pol, "chose CPU %d for task %d outside its affinity",
+				   cpu, p->pid);
+		cpu = prev_cpu;
+	}
+	return cpu;
+}
+
+static void rq_online_saakm(struct rq *rq)
+{
+	struct saakm_policy *pol;
+
+	for_each_saakm_policy(pol)
+		if (pol->core_entry && pol->state == SAAKM_POLICY_ENABLED)
+			saakm_call(pol, CORE_ENTRY, cpu_of(rq), core_entry, cpu_of(rq));
+}
+
+static void rq_offline_saakm(struct rq *rq)
+{
+	struct saakm_policy *pol;
+
+	for_each_saakm_policy(pol)
+		if (pol->core_exit && pol->state == SAAKM_POLICY_ENABLED)
+			saakm_call(pol, CORE_EXIT, cpu_of(rq), core_exit, cpu_of(rq));
+}
+#endif /* CONFIG_SMP */
+
+static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+
+	update_curr_saakm(rq);
+	if (!pol || !pol->tick)
+		return;
+	saakm_call(pol, TICK, cpu_of(rq), tick, p, cpu_of(rq));
+	if (p->saakm.state == SAAKM_READY_TICK)
+		resched_curr(rq);
+}
+
+static void task_dead_saakm(struct task_struct *p)
+{
+	struct rq_flags rf;
+	struct rq *rq;
+
+	rq = task_rq_lock(p, &rf);
+	saakm_detach(p);
+	task_rq_unlock(rq, p, &rf);
+}
+
+/*
+ * A PI boost moved the task to RT while it keeps SCHED_SAAKM: it stays
+ * attached, but must leave the policy's runqueues until it comes back (its
+ * enqueue then places it again). A real policy change detached it already
+ * in saakm_setparams().
+ */
+static void switched_from_saakm(struct rq *rq, struct task_struct *p)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+
+	if (!pol || p->saakm.state == SAAKM_BLOCKED)
+		return;
+	unpark(p);
+	if (p->saakm.state == SAAKM_NOT_QUEUED) {
+		saakm_force_state(p, SAAKM_BLOCKED);
+		return;
+	}
+	saakm_call(pol, BLOCK, cpu_of(rq), block, p, cpu_of(rq));
+	if (p->saakm.state != SAAKM_BLOCKED)
+		saakm_force_state(p, SAAKM_BLOCKED);
+}
+
+static void switched_to_saakm(struct rq *rq, struct task_struct *p)
+{
+	if (task_on_rq_queued(p) && !task_current(rq, p))
+		wakeup_preempt(rq, p, 0);
+}
+
+static void prio_changed_saakm(struct rq *rq, struct task_struct *p, int oldprio)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+	struct saakm_attr attr = { .nice = task_nice(p) };
+
+	if (pol && pol->setparam_attr && p->prio != oldprio)
+		saakm_call(pol, SETPARAM, cpu_of(rq), setparam_attr, p, &attr);
+}
+
+static unsigned int get_rr_interval_saakm(struct rq *rq, struct task_struct *p)
+{
+	return 0;
+}
+
+/**
+ * saakm_update_idle - tell policies a CPU enters or leaves its idle task
+ * @rq: the CPU's runqueue, locked
+ * @idle: true when the idle task is about to run
+ */
+void saakm_update_idle(struct rq *rq, bool idle)
+{
+	struct saakm_cpu *sc = this_cpu_ptr(&saakm_cpus);
+	struct saakm_policy *pol;
+	int cpu = cpu_of(rq);
+
+	if (sc->idle == idle)
+		return;
+	sc->idle = idle;
+	for_each_saakm_policy(pol) {
+		if (pol->state != SAAKM_POLICY_ENABLED)
+			continue;
+		if (idle && pol->enter_idle)
+			saakm_call(pol, ENTER_IDLE, cpu, enter_idle, cpu);
+		else if (!idle && pol->exit_idle)
+			saakm_call(pol, EXIT_IDLE, cpu, exit_idle, cpu);
+	}
+}
+
+/**
+ * init_saakm_entity - reset the SaaKM state of a new task
+ * @p: task being forked; its fields were copied from the parent
+ */
+void init_saakm_entity(struct task_struct *p)
+{
+	struct sched_saakm_entity *se = &p->saakm;
+
+	memset(se, 0, sizeof(*se));
+	INIT_LIST_HEAD(&se->node);
+	RB_CLEAR_NODE(&se->rb);
+	INIT_LIST_HEAD(&se->core_node);
+	INIT_LIST_HEAD(&se->policy_node);
+	se->cpu = -1;
+}
+
+static int __init saakm_class_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu(saakm_cpus, cpu).balance_work,
+			      saakm_balance_workfn);
+	return 0;
+}
+early_initcall(saakm_class_init);
+
+DEFINE_SCHED_CLASS(saakm) = {
+	.enqueue_task		= enqueue_task_saakm,
+	.dequeue_task		= dequeue_task_saakm,
+	.yield_task		= yield_task_saakm,
+	.yield_to_task		= yield_to_task_saakm,
+
+	.wakeup_preempt		= wakeup_preempt_saakm,
+
+	.pick_task		= pick_task_saakm,
+	.put_prev_task		= put_prev_task_saakm,
+	.set_next_task		= set_next_task_saakm,
+
+#ifdef CONFIG_SMP
+	.balance		= balance_saakm,
+	.select_task_rq		= select_task_rq_saakm,
+	.set_cpus_allowed	= set_cpus_allowed_common,
+	.rq_online		= rq_online_saakm,
+	.rq_offline		= rq_offline_saakm,
+#endif
+
+	.task_tick		= task_tick_saakm,
+	.task_dead		= task_dead_saakm,
+
+	.switched_from		= switched_from_saakm,
+	.switched_to		= switched_to_saakm,
+	.prio_changed		= prio_changed_saakm,
+
+	.get_rr_interval	= get_rr_interval_saakm,
+	.update_curr		= update_curr_saakm,
+};

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SaaKM class core: declarations shared by kernel/sched/saakm*.c only.
+ * The scheduler core sees kernel/sched/saakm.h instead.
+ */
+#ifndef _KERNEL_SCHED_SAAKM_INTERNAL_H
+#define _KERNEL_SCHED_SAAKM_INTERNAL_H
+
+#include <linux/saakm.h>
+
+enum saakm_policy_state {
+	SAAKM_POLICY_ENABLED,
+	SAAKM_POLICY_DISABLING,		/* being unregistered, tasks leaving */
+	SAAKM_POLICY_EJECTED,		/* stopped after an error */
+};
+
+/* p->saakm.flags */
+#define SAAKM_TF_QUEUED		0x1	/* enqueued in the class (counted in nr_running) */
+
+extern struct list_head saakm_policies;
+
+#define for_each_saakm_policy(pol) \
+	list_for_each_entry_rcu(pol, &saakm_policies, list, rcu_read_lock_any_held())
+
+DECLARE_STATIC_KEY_FALSE(saakm_log_calls_key);
+
+void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu);
+
+static inline void __saakm_count(struct saakm_policy *pol, enum saakm_event ev, int cpu)
+{
+	this_cpu_inc(pol->pcpu->events[ev]);
+	if (static_branch_unlikely(&saakm_log_calls_key))
+		saakm_log_call(pol, ev, cpu);
+}
+
+#define saakm_count(pol, ev, cpu) __saakm_count(pol, SAAKM_EV_##ev, cpu)
+
+/* Call a policy callback and count the event. */
+#define saakm_call(pol, ev, cpu, fn, args...)			\
+	do {							\
+		saakm_count(pol, ev, cpu);			\
+		(pol)->fn(args);				\
+	} while (0)
+
+#define saakm_call_ret(pol, ev, cpu, fn, args...)		\
+	({							\
+		saakm_count(pol, ev, cpu);			\
+		(pol)->fn(args);				\
+	})
+
+const char *saakm_state_name(enum saakm_task_state state);
+void saakm_force_state(struct task_struct *p, enum saakm_task_state state);
+void saakm_detach(struct task_struct *p);
+#endif /* _KERNEL_SCHED_SAAKM_INTERNAL_H */

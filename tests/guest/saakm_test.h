@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for SaaKM guest tests written in C: the sched_attr layout with the
+ * SaaKM fields (the guest's libc headers predate them), policy loading and
+ * lookup, and small workloads. Header-only so each t_*.c builds alone.
+ */
+#ifndef SAAKM_TEST_H
+#define SAAKM_TEST_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#define SCHED_SAAKM		8
+#define SAAKM_RESET_ON_FORK	0x01	/* SCHED_FLAG_RESET_ON_FORK */
+#define SAAKM_ATTR_VER0		48
+#define SAAKM_ATTR_VER2		72
+
+struct saakm_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t  sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min;
+	uint32_t sched_util_max;
+	uint32_t sched_saakm_id;
+	uint32_t sched_saakm_attr_size;
+	uint64_t sched_saakm_attr;
+};
+_Static_assert(sizeof(struct saakm_sched_attr) == SAAKM_ATTR_VER2, "VER2 layout");
+
+static inline int sys_setattr(pid_t pid, struct saakm_sched_attr *a)
+{
+	return syscall(SYS_sched_setattr, pid, a, 0) ? -errno : 0;
+}
+
+static inline int sys_getattr(pid_t pid, struct saakm_sched_attr *a, unsigned int size)
+{
+	return syscall(SYS_sched_getattr, pid, a, size, 0) ? -errno : 0;
+}
+
+/* Move @pid (0: self) to policy @id; 0 or -errno. */
+static inline int saakm_join(pid_t pid, int id, unsigned long flags)
+{
+	struct saakm_sched_attr a = {
+		.size = sizeof(a), .sched_policy = SCHED_SAAKM,
+		.sched_flags = flags, .sched_saakm_id = id,
+	};
+
+	return sys_setattr(pid, &a);
+}
+
+static inline int saakm_leave(pid_t pid)
+{
+	struct saakm_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_OTHER };
+
+	return sys_setattr(pid, &a);
+}
+
+/* SaaKM policy id of @pid, 0 if none, -errno on error. */
+static inline int saakm_id_of(pid_t pid)
+{
+	struct saakm_sched_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	ret = sys_getattr(pid, &a, sizeof(a));
+	if (ret)
+		return ret;
+	return a.sched_policy == SCHED_SAAKM ? (int)a.sched_saakm_id : 0;
+}
+
+/* Id of the policy named @name in /proc/saakm/policies, -1 if absent. */
+static inline int policy_id(const char *name)
+{
+	char line[256], pname[64];
+	int id, tasks, found = -1;
+	FILE *f = fopen("/proc/saakm/policies", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %d", &id, pname, &tasks) == 3 &&
+		    !strcmp(pname, name))
+			found = id;
+	fclose(f);
+	return found;
+}
+
+/* Number of tasks attached to @name, -1 if absent. */
+static inline int policy_tasks(const char *name)
+{
+	char line[256], pname[64];
+	int id, tasks, found = -1;
+	FILE *f = fopen("/proc/saakm/policies", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %d", &id, pname, &tasks) == 3 &&
+		    !strcmp(pname, name))
+			found = tasks;
+	fclose(f);
+	return found;
+}
+
+/* insmod $SAAKM_ROOT/@relpath @params; returns the policy id of @name. */
+static inline int load_policy(const char *name, const char *relpath, const char *params)
+{
+	char cmd[512];
+	const char *root = getenv("SAAKM_ROOT");
+
+	snprintf(cmd, sizeof(cmd), "insmod %s/%s %s", root ? root : ".", relpath,
+		 params ? params : "");
+	if (system(cmd))
+		return -1;
+	return policy_id(name);
+}
+
+static inline int unload_module(const char *module)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rmmod %s", module);
+	return system(cmd) ? -1 : 0;
+}
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Spin for about @secs seconds of wall time. */
+static inline void spin_for(double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end)
+		;
+}
+
+/* Fork a child running @fn(@arg); returns its pid. */
+static inline pid_t spawn(int (*fn)(long), long arg)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(fn(arg));
+	return pid;
+}
+
+/* Wait for @pid; true if it exited with status 0. */
+static inline int reaped_ok(pid_t pid)
+{
+	int status;
+
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+/* Total CPU time of @pid in ns from /proc/PID/schedstat, -1 on error. */
+static inline long long task_runtime_ns(pid_t pid)
+{
+	char path[64];
+	long long ns = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &ns) != 1)
+		ns = -1;
+	fclose(f);
+	return ns;
+}
+
+static inline int pin_to(pid_t pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Last CPU @pid ran on (field 39 of /proc/PID/stat), -1 on error. */
+static inline int task_cpu_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	int field = 1, cpu = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f)) {
+		p = strrchr(buf, ')');	/* comm may contain spaces */
+		for (field = 2; p && *p; p++)
+			if (*p == ' ' && ++field == 39) {
+				cpu = atoi(p + 1);
+				break;
+			}
+	}
+	fclose(f);
+	return cpu;
+}
+
+/* True if the kernel log has no SaaKM policy error or refused transition. */
+static inline int saakm_log_clean(void)
+{
+	return system("dmesg | grep -qE 'saakm: policy .*(invalid transition|error)'") != 0;
+}
+
+static inline int nr_cpus(void)
+{
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+#endif /* SAAKM_TEST_H */

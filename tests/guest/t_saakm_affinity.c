@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Affinity and CPU hotplug with SaaKM tasks: sched_setaffinity() moves a
+ * running task and a sleep/wake task to the CPU asked for, and taking a CPU
+ * offline with SaaKM tasks on it moves them elsewhere; they keep their
+ * policy and finish.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include "saakm_test.h"
+
+static volatile int *stop;
+
+static int spinner(long unused)
+{
+	while (!*stop)
+		;
+	return 0;
+}
+
+static int sleeper(long unused)
+{
+	while (!*stop) {
+		spin_for(0.001);
+		usleep(5000);
+	}
+	return 0;
+}
+
+/* True if @pid is seen only on @cpu over a few samples. */
+static int stays_on(pid_t pid, int cpu)
+{
+	usleep(200000);
+	for (int i = 0; i < 5; i++) {
+		if (task_cpu_of(pid) != cpu)
+			return 0;
+		usleep(50000);
+	}
+	return 1;
+}
+
+static int set_online(int cpu, int on)
+{
+	char path[80];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%d\n", on) > 0 ? 0 : -1;
+	return fclose(f) ? -1 : ret;
+}
+
+int main(void)
+{
+	int last = nr_cpus() - 1, id, ok;
+	pid_t t[4];
+
+	if (nr_cpus() < 2) {
+		tap_skip("affinity and hotplug", "needs 2 CPUs");
+		return tap_done();
+	}
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
+	TAP_CHECK(id > 0, "fifo loaded");
+	if (id <= 0)
+		return tap_done();
+
+	t[0] = spawn(spinner, 0);
+	t[1] = spawn(sleeper, 0);
+	t[2] = spawn(sleeper, 0);
+	t[3] = spawn(sleeper, 0);
+	ok = 1;
+	for (int i = 0; i < 4; i++)
+		ok &= saakm_join(t[i], id, 0) == 0;
+	TAP_CHECK(ok, "4 tasks join fifo");
+
+	for (int i = 0; i < 2; i++) {
+		pin_to(t[i], last);
+		TAP_CHECK(stays_on(t[i], last), i ? "sleep/wake task follows affinity to the last CPU"
+						   : "running task follows affinity to the last CPU");
+		pin_to(t[i], 0);
+		TAP_CHECK(stays_on(t[i], 0), i ? "sleep/wake task follows affinity to CPU 0"
+					       : "running task follows affinity to CPU 0");
+	}
+
+	/* Spread the others over all CPUs, then take the last CPU away. */
+	pin_to(t[0], last);
+	TAP_CHECK(set_online(last, 0) == 0, "offline the last CPU with SaaKM tasks queued");
+	ok = 1;
+	for (int i = 0; i < 4; i++)
+		ok &= task_cpu_of(t[i]) != last && sched_getscheduler(t[i]) == SCHED_SAAKM;
+	usleep(300000);
+	TAP_CHECK(ok, "its tasks moved off it and stayed on fifo");
+	TAP_CHECK(set_online(last, 1) == 0, "bring it back online");
+	usleep(300000);
+
+	*stop = 1;
+	ok = 1;
+	for (int i = 0; i < 4; i++)
+		ok &= reaped_ok(t[i]);
+	TAP_CHECK(ok, "all tasks finish");
+	TAP_CHECK(unload_module("saakm_fifo") == 0, "rmmod saakm_fifo");
+	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
+	return tap_done();
+}

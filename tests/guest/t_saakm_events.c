@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every event of the policy API fires where it should, as seen by the probe
+ * test policy (its own counters) and by the class (/proc/saakm/events):
+ * fork, sleep/wake, yield, tick, exit, idle, balancing, hotplug, nice and
+ * attribute changes, registration and unregistration.
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include "saakm_test.h"
+
+static const char *names[] = { "new_prepare", "new_place", "unblock_prepare",
+	"unblock_place", "block", "yield", "tick", "terminate", "schedule",
+	"newly_idle", "enter_idle", "exit_idle", "balancing_select",
+	"balance_pick", "core_entry", "core_exit", "init", "exit",
+	"free_metadata", "checkparam_attr", "setparam_attr" };
+#define NR_EV (int)(sizeof(names) / sizeof(names[0]))
+
+static unsigned long counts[NR_EV];
+static volatile int *stop;
+
+static int read_counts(void)
+{
+	FILE *f = fopen("/sys/module/saakm_probe/parameters/counts", "r");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	while (n < NR_EV && fscanf(f, "%lu,", &counts[n]) == 1)
+		n++;
+	fclose(f);
+	return n;
+}
+
+static unsigned long count(const char *name)
+{
+	for (int i = 0; i < NR_EV; i++)
+		if (!strcmp(names[i], name))
+			return counts[i];
+	return 0;
+}
+
+static int read_param(const char *name)
+{
+	char path[128];
+	int v = -12345;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/saakm_probe/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -12345;
+		fclose(f);
+	}
+	return v;
+}
+
+static int spinner(long unused)
+{
+	while (!*stop)
+		;
+	return 0;
+}
+
+static int busy_life(long unused)
+{
+	for (int i = 0; i < 20; i++) {
+		spin_for(0.002);
+		usleep(2000);
+		sched_yield();
+	}
+	return 0;
+}
+
+static int quick_exit(long unused)
+{
+	return 0;
+}
+
+static int set_online(int cpu, int on)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "echo %d > /sys/devices/system/cpu/cpu%d/online", on, cpu);
+	return system(cmd);
+}
+
+/* Three spinners on CPU 0 (even pids), the other CPUs left idle. */
+static void imbalance(pid_t *spin)
+{
+	int n = 0;
+
+	while (n < 3) {
+		pid_t pid = spawn(spinner, 0);
+
+		if (pid % nr_cpus() == 0)
+			spin[n++] = pid;
+		else
+			kill(pid, SIGKILL), waitpid(pid, NULL, 0);
+	}
+}
+
+int main(void)
+{
+	struct saakm_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_SAAKM };
+	char blob[8] = "hello";
+	pid_t kids[4], spin[3];
+	int id, ok;
+
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	id = load_policy("probe", "tests/modules/saakm_probe/saakm_probe.ko", NULL);
+	TAP_CHECK(id > 0, "probe policy loaded");
+	if (id <= 0)
+		return tap_done();
+	TAP_CHECK(saakm_join(0, id, 0) == 0, "the test joins probe");
+
+	for (int i = 0; i < 4; i++)
+		kids[i] = spawn(busy_life, 0);
+	ok = 1;
+	for (int i = 0; i < 4; i++)
+		ok &= reaped_ok(kids[i]);
+	TAP_CHECK(ok, "forked sleep/yield children complete");
+
+	imbalance(spin);
+	usleep(500000);
+	*stop = 1;
+	for (int i = 0; i < 3; i++)
+		reaped_ok(spin[i]);
+
+	if (nr_cpus() > 1) {
+		set_online(nr_cpus() - 1, 0);
+		set_online(nr_cpus() - 1, 1);
+	}
+
+	TAP_CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0, "setpriority(5) on a probe task");
+	a.sched_saakm_id = id;
+	a.sched_nice = 5;
+	a.sched_saakm_attr = (uintptr_t)blob;
+	a.sched_saakm_attr_size = 5;
+	TAP_CHECK(sys_setattr(0, &a) == 0, "sched_setattr with a 5-byte blob");
+	TAP_CHECK(read_param("last_attr_size") == 5, "setparam_attr saw the blob");
+	blob[0] = 'X';
+	TAP_CHECK(sys_setattr(0, &a) == -EINVAL, "checkparam_attr can reject attributes (EINVAL)");
+
+	TAP_CHECK(read_counts() == NR_EV, "probe counters readable");
+	for (int i = 0; i < NR_EV; i++) {
+		char desc[64];
+
+		if (!strcmp(names[i], "exit"))
+			continue;
+		if (!strcmp(names[i], "core_exit") && nr_cpus() < 2)
+			continue;
+		snprintf(desc, sizeof(desc), "event %s fired", names[i]);
+		if (counts[i])
+			tap_ok(desc);
+		else
+			tap_not_ok(desc, "count is 0");
+	}
+	TAP_CHECK(count("init") == 1, "init called once");
+	TAP_CHECK(count("core_entry") >= (unsigned long)nr_cpus(), "core_entry for every CPU");
+	TAP_CHECK(read_param("last_nice") == 5, "nice change reached setparam_attr");
+	TAP_CHECK(system("grep -q '^probe .*new_place=[1-9].*bad_transitions=0$' /proc/saakm/events") == 0,
+		  "/proc/saakm/events agrees, with no bad transition");
+
+	TAP_CHECK(saakm_leave(0) == 0, "leave probe");
+	TAP_CHECK(unload_module("saakm_probe") == 0, "rmmod saakm_probe");
+	TAP_CHECK(system("dmesg | grep -q 'saakm_probe: exit'") == 0, "exit called at unload");
+	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
+	return tap_done();
+}

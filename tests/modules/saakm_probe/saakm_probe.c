@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * saakm_probe: a test policy that implements every callback of the SaaKM
+ * API and counts the calls it receives, so tests can prove that each event
+ * fires where it should, independently of the class's own counters.
+ *
+ * Scheduling is per-CPU FIFO with a 10 ms slice (like saakm_fifo), tasks
+ * placed by PID; idle CPUs steal from the longest queue (newly_idle) and
+ * every CPU looks for work every 20 ms (balancing_select). Each task gets a
+ * small allocation in new_prepare, freed in free_metadata.
+ *
+ * Read the counters from /sys/module/saakm_probe/parameters/counts (one
+ * number per event, in the order of the "events" parameter). checkparam_attr
+ * rejects an attribute blob starting with 'X' with -EINVAL; setparam_attr
+ * stores the last nice value and blob size it saw.
+ */
+#include <linux/module.h>
+#include <linux/saakm.h>
+#include <linux/slab.h>
+
+enum { NEW_PREPARE, NEW_PLACE, UNBLOCK_PREPARE, UNBLOCK_PLACE, BLOCK, YIELD,
+	TICK, TERMINATE, SCHEDULE, NEWLY_IDLE, ENTER_IDLE, EXIT_IDLE,
+	BALANCING_SELECT, BALANCE_PICK, CORE_ENTRY, CORE_EXIT, INIT, EXIT,
+	FREE_METADATA, CHECKPARAM, SETPARAM, NR_COUNTS };
+
+static char *events = "new_prepare,new_place,unblock_prepare,unblock_place,block,yield,tick,terminate,schedule,newly_idle,enter_idle,exit_idle,balancing_select,balance_pick,core_entry,core_exit,init,exit,free_metadata,checkparam_attr,setparam_attr";
+module_param(events, charp, 0444);
+
+static unsigned long counts[NR_COUNTS];
+static int nr_counts = NR_COUNTS;
+module_param_array(counts, ulong, &nr_counts, 0444);
+
+static int last_nice = 100;
+module_param(last_nice, int, 0444);
+static int last_attr_size = -1;
+module_param(last_attr_size, int, 0444);
+
+struct probe_task {
+	u64 runs;
+};
+
+static DEFINE_PER_CPU(struct saakm_rq, probe_rq);
+
+static void count(int ev)
+{
+	/* Racy increments are fine: tests only check for "> 0". */
+	WRITE_ONCE(counts[ev], READ_ONCE(counts[ev]) + 1);
+}
+
+static struct saakm_rq *rq_of(int cpu)
+{
+	return per_cpu_ptr(&probe_rq, cpu);
+}
+
+static int pick_cpu(struct task_struct *p)
+{
+	unsigned int n = p->pid % cpumask_weight(p->cpus_ptr);
+	int cpu;
+
+	for_each_cpu(cpu, p->cpus_ptr)
+		if (n-- == 0)
+			return cpu;
+	return task_cpu(p);
+}
+
+static int probe_new_prepare(struct task_struct *p)
+{
+	count(NEW_PREPARE);
+	if (!*saakm_task_data(p))
+		*saakm_task_data(p) = kzalloc(sizeof(struct probe_task), GFP_ATOMIC);
+	return pick_cpu(p);
+}
+
+static void probe_new_place(struct task_struct *p, int cpu)
+{
+	count(NEW_PLACE);
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static int probe_unblock_prepare(struct task_struct *p)
+{
+	count(UNBLOCK_PREPARE);
+	return pick_cpu(p);
+}
+
+static void probe_unblock_place(struct task_struct *p, int cpu)
+{
+	count(UNBLOCK_PLACE);
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static void probe_block(struct task_struct *p, int cpu)
+{
+	count(BLOCK);
+	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
+}
+
+static void probe_yield(struct task_struct *p, int cpu)
+{
+	count(YIELD);
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static void probe_tick(struct task_struct *p, int cpu)
+{
+	count(TICK);
+	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
+		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
+}
+
+static void probe_terminate(struct task_struct *p)
+{
+	count(TERMINATE);
+	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
+}
+
+static struct task_struct *probe_schedule(int cpu)
+{
+	struct task_struct *p = saakm_rq_first(rq_of(cpu));
+	struct probe_task *pt;
+
+	count(SCHEDULE);
+	if (!p)
+		return NULL;
+	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	pt = *saakm_task_data(p);
+	if (pt)
+		pt->runs++;
+	return p;
+}
+
+static int longest_other(int cpu)
+{
+	unsigned int len, best_len = 0;
+	int other, best = -1;
+
+	for_each_online_cpu(other) {
+		len = saakm_rq_len(rq_of(other));
+		if (other != cpu && len > best_len) {
+			best = other;
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+static int probe_newly_idle(int cpu)
+{
+	count(NEWLY_IDLE);
+	return longest_other(cpu);
+}
+
+static int probe_balancing_select(int cpu)
+{
+	count(BALANCING_SELECT);
+	return saakm_rq_len(rq_of(cpu)) ? -1 : longest_other(cpu);
+}
+
+static struct task_struct *probe_balance_pick(int src, int dst)
+{
+	struct task_struct *p;
+
+	count(BALANCE_PICK);
+	saakm_rq_for_each(p, rq_of(src))
+		if (saakm_can_migrate(p, dst))
+			break;
+	if (p)
+		saakm_change_state(p, SAAKM_MIGRATING, -1, NULL);
+	return p;
+}
+
+static void probe_enter_idle(int cpu) { count(ENTER_IDLE); }
+static void probe_exit_idle(int cpu) { count(EXIT_IDLE); }
+static void probe_core_entry(int cpu) { count(CORE_ENTRY); }
+static void probe_core_exit(int cpu) { count(CORE_EXIT); }
+
+static int probe_init(void)
+{
+	count(INIT);
+	pr_info("saakm_probe: init\n");
+	return 0;
+}
+
+static void probe_exit(void)
+{
+	count(EXIT);
+	pr_info("saakm_probe: exit\n");
+}
+
+static void probe_free_metadata(struct task_struct *p)
+{
+	count(FREE_METADATA);
+	kfree(*saakm_task_data(p));
+	*saakm_task_data(p) = NULL;
+}
+
+static int probe_checkparam(struct task_struct *p, const struct saakm_attr *attr)
+{
+	count(CHECKPARAM);
+	if (attr->size && ((const char *)attr->data)[0] == 'X')
+		return -EINVAL;
+	return 0;
+}
+
+static void probe_setparam(struct task_struct *p, const struct saakm_attr *attr)
+{
+	count(SETPARAM);
+	WRITE_ONCE(last_nice, attr->nice);
+	WRITE_ONCE(last_attr_size, attr->size);
+}
+
+static struct saakm_policy probe_policy = {
+	.name			= "probe",
+	.new_prepare		= probe_new_prepare,
+	.new_place		= probe_new_place,
+	.unblock_prepare	= probe_unblock_prepare,
+	.unblock_place		= probe_unblock_place,
+	.block			= probe_block,
+	.yield			= probe_yield,
+	.tick			= probe_tick,
+	.terminate		= probe_terminate,
+	.schedule		= probe_schedule,
+	.newly_idle		= probe_newly_idle,
+	.enter_idle		= probe_enter_idle,
+	.exit_idle		= probe_exit_idle,
+	.balancing_select	= probe_balancing_select,
+	.balance_pick		= probe_balance_pick,
+	.core_entry		= probe_core_entry,
+	.core_exit		= probe_core_exit,
+	.init			= probe_init,
+	.exit			= probe_exit,
+	.free_metadata		= probe_free_metadata,
+	.checkparam_attr	= probe_checkparam,
+	.setparam_attr		= probe_setparam,
+	.balance_ms		= 20,
+};
+
+static int __init saakm_probe_init(void)
+{
+	int cpu, id;
+
+	for_each_possible_cpu(cpu)
+		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
+	id = saakm_register_policy(&probe_policy);
+	return id < 0 ? id : 0;
+}
+
+static void __exit saakm_probe_exit(void)
+{
+	saakm_unregister_policy(&probe_policy);
+}
+
+module_init(saakm_probe_init);
+module_exit(saakm_probe_exit);
+MODULE_DESCRIPTION("SaaKM test policy counting every event");
+MODULE_LICENSE("GPL");
