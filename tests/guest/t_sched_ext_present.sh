@@ -1,0 +1,11 @@
+#!/bin/sh
+# sched_ext is built in, so sched_ext twins of SaaKM policies can be compared.
+. "$(dirname "$0")/lib.sh"
+
+f=/sys/kernel/sched_ext/state
+if [ -r $f ]; then
+	ok "$f exists (state: $(cat $f))"
+else
+	not_ok "$f exists" "CONFIG_SCHED_CLASS_EXT missing?"
+fi
+done_testing

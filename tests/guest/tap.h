@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * TAP helpers for in-guest C tests (tests/guest/t_*.c). The Makefile
+ * compiles each into build/tests/t_<name> and the suite runs it in the guest.
+ *
+ *	#include "tap.h"
+ *	int main(void)
+ *	{
+ *		TAP_CHECK(getpid() > 0, "getpid works");
+ *		return tap_done();
+ *	}
+ */
+#ifndef SAAKM_TAP_H
+#define SAAKM_TAP_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static int tap_n, tap_failed, tap_passed, tap_skipped;
+
+static inline void tap_line(const char *status, const char *desc,
+			    const char *directive, const char *fmt, va_list *ap)
+{
+	printf("%s %d %s", status, ++tap_n, desc);
+	if (directive || fmt) {
+		printf(" #");
+		if (directive)
+			printf(" %s", directive);
+		if (fmt) {
+			printf(" ");
+			vprintf(fmt, *ap);
+		}
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static inline void tap_ok(const char *desc)
+{
+	tap_passed++;
+	tap_line("ok", desc, NULL, NULL, NULL);
+}
+
+static inline void tap_not_ok(const char *desc, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_failed++;
+	va_start(ap, fmt);
+	tap_line("not ok", desc, NULL, fmt, &ap);
+	va_end(ap);
+}
+
+static inline void tap_skip(const char *desc, const char *fmt, ...)
+{
+	va_list ap;
+
+	tap_skipped++;
+	va_start(ap, fmt);
+	tap_line("ok", desc, "SKIP", fmt, &ap);
+	va_end(ap);
+}
+
+/* 0 if nothing failed, 4 (kselftest skip) if all skipped, 1 otherwise. */
+static inline int tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	if (tap_failed)
+		return 1;
+	return (!tap_passed && tap_skipped) ? 4 : 0;
+}
+
+#define TAP_CHECK(cond, desc)						\
+	do {								\
+		if (cond)						\
+			tap_ok(desc);					\
+		else							\
+			tap_not_ok(desc, "%s:%d: %s", __FILE__, __LINE__, #cond); \
+	} while (0)
+
+#endif /* SAAKM_TAP_H */

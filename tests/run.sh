@@ -1,0 +1,176 @@
+#!/bin/bash
+# SaaKM test runner (host side).
+#
+#   tests/run.sh [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N]
+#
+# 1. builds the kernel, modules and C tests (make), unless --no-build
+# 2. runs the host tests tests/host/t_*.sh
+# 3. boots ONE guest that runs tests/guest/run-suite.sh, which writes TAP
+#    results into build/results/<run>/ (shared read-write with the guest)
+# 4. prints one line per test and "N passed, N failed, N skipped"
+#
+# -t selects tests whose name contains SUBSTRING (repeatable); opt-in tests
+# (tagged "# saakm-test: opt-in") run only when selected this way.
+# A guest that dies or times out fails every test that has no result; a
+# kernel problem in the console log (WARNING, BUG, lockdep, ...) is a failed
+# "guest_console" test. Exit status: 0 only if nothing failed.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+sel=()
+build=1
+timeout_s=${TIMEOUT:-900}
+cpus=${CPUS:-2}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t) sel+=("$2"); shift ;;
+	--no-build) build= ;;
+	--timeout) timeout_s=$2; shift ;;
+	--cpus) cpus=$2; shift ;;
+	-h | --help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+t_start=$SECONDS
+if [ -n "$build" ]; then
+	make -s -C "$SAAKM_ROOT" kernel tools || die "build failed"
+	make -s -C "$SAAKM_ROOT" modules KEEP_GOING=1
+	make -s -k -C "$SAAKM_ROOT" test-progs || echo "test: some C tests did not compile; they will be reported as failed"
+fi
+
+run_id=$(date +%Y%m%d-%H%M%S)-$$
+res=$RESULTS_DIR/$run_id
+mkdir -p "$res"
+printf '%s\n' "${sel[@]}" >"$res/selection"
+[ ${#sel[@]} -gt 0 ] || : >"$res/selection"
+
+passed=0 failed=0 skipped=0
+failures=()
+
+is_selected() { # name opt_in
+	if [ ${#sel[@]} -eq 0 ]; then
+		[ "$2" = 0 ]
+		return
+	fi
+	local p
+	for p in "${sel[@]}"; do [[ $1 == *"$p"* ]] && return 0; done
+	return 1
+}
+
+# verdict STATUS NAME [DETAIL]: print one line and count it
+verdict() {
+	case $1 in
+	ok) passed=$((passed + 1)); printf 'PASS  %s%s\n' "$2" "${3:+  ($3)}" ;;
+	skip) skipped=$((skipped + 1)); printf 'SKIP  %s%s\n' "$2" "${3:+  ($3)}" ;;
+	*) failed=$((failed + 1)); failures+=("$2"); printf 'FAIL  %s%s\n' "$2" "${3:+  ($3)}" ;;
+	esac
+}
+
+show_log() { # file: the end of a failed test's output, indented
+	[ -s "$1" ] && tail -n 25 "$1" | sed 's/^/      | /'
+}
+
+# --- host tests -------------------------------------------------------------------
+for f in "$SAAKM_ROOT"/tests/host/t_*.sh; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f" .sh)
+	name=${name#t_}
+	opt_in=0
+	grep -q 'saakm-test: opt-in' "$f" && opt_in=1
+	is_selected "$name" "$opt_in" || continue
+	log=$res/host-$name.log
+	t0=$SECONDS
+	SAAKM_RESULTS=$res bash "$f" >"$log" 2>&1 </dev/null
+	rc=$?
+	case $rc in
+	0) verdict ok "$name" "host, $(fmt_secs $((SECONDS - t0)))" ;;
+	4) verdict skip "$name" "$(sed -n 's/.*# SKIP *//p' "$log" | head -1)" ;;
+	*) verdict fail "$name" "host, exit status $rc, log: ${log#"$SAAKM_ROOT"/}"; show_log "$log" ;;
+	esac
+done
+
+# --- guest tests --------------------------------------------------------------------
+# a C test whose binary is missing did not compile: it fails without a boot
+for f in "$SAAKM_ROOT"/tests/guest/t_*.c; do
+	[ -f "$f" ] || continue
+	name=$(basename "$f" .c)
+	[ -x "$BUILD_DIR/tests/$name" ] && [ "$BUILD_DIR/tests/$name" -nt "$f" ] && continue
+	name=${name#t_}
+	opt_in=0
+	grep -q 'saakm-test: opt-in' "$f" && opt_in=1
+	is_selected "$name" "$opt_in" && verdict fail "$name" "did not compile (make test-progs)"
+done
+guest_tests=()
+for f in "$SAAKM_ROOT"/tests/guest/t_*.sh "$BUILD_DIR"/tests/t_*; do
+	[ -f "$f" ] || continue
+	case $f in *.c | *.o | *.d) continue ;; esac
+	# a stale binary whose source is gone or newer is not run
+	case $f in "$BUILD_DIR"/tests/*)
+		src=$SAAKM_ROOT/tests/guest/$(basename "$f").c
+		[ -f "$src" ] && [ "$f" -nt "$src" ] || continue ;;
+	esac
+	name=$(basename "$f")
+	name=${name#t_}
+	name=${name%.sh}
+	opt_in=0
+	grep -a -q 'saakm-test: opt-in' "$f" && opt_in=1
+	is_selected "$name" "$opt_in" && guest_tests+=("$name")
+done
+
+if [ ${#guest_tests[@]} -gt 0 ]; then
+	printf '%s\n' "${guest_tests[@]}" >"$res/tests"
+	console=$LOG_DIR/test-$run_id.console.log
+	echo "test: booting a guest for ${#guest_tests[@]} test(s) ($cpus vCPUs, TCG, timeout ${timeout_s}s)"
+	t0=$SECONDS
+	boot_start=$(date +%s.%N)
+	bash "$SAAKM_ROOT/scripts/vm.sh" --cpus "$cpus" --timeout "$timeout_s" --rwdir "$res" \
+		--log "$console" --filter '^(ok|not ok) [0-9]+ ' \
+		--exec "tests/guest/run-suite.sh '$res'" | sed -u 's/^/  guest: /'
+	vm_rc=${PIPESTATUS[0]}
+	boot=
+	[ -f "$res/suite-started" ] &&
+		boot=$(awk -v a="$boot_start" -v b="$(stat -c %.3Y "$res/suite-started")" 'BEGIN { printf ", %.1fs from start to the first test", b - a }')
+	[ "$vm_rc" = 3 ] && echo "test: kernel problems found, console log kept: ${console#"$SAAKM_ROOT"/}"
+	echo "test: guest finished in $(fmt_secs $((SECONDS - t0)))$boot (console: ${console#"$SAAKM_ROOT"/})"
+
+	# kernel problems, attributed to the test that was running (or "-")
+	python3 "$SAAKM_ROOT/scripts/logscan.py" --hits "$console" >"$res/console-hits.txt" 2>/dev/null
+	hit_in() { # test -> labels of the kernel problems seen while it ran
+		awk -F'\t' -v t="$1" '$1 == t && !seen[$2]++ { printf "%s%s", (n++ ? ", " : ""), $2 }' "$res/console-hits.txt"
+	}
+	for name in "${guest_tests[@]}"; do
+		line=$(grep -E "^(not )?ok [0-9]+ $name( |\$)" "$res/results.tap" 2>/dev/null | head -1)
+		detail=${line#*# }
+		[ "$detail" = "$line" ] && detail=
+		hits=$(hit_in "$name")
+		if [ -n "$hits" ] && [ -n "$line" ]; then
+			verdict fail "$name" "kernel $hits in the console log while it ran (lines above)"
+			show_log "$res/$name.log"
+			continue
+		fi
+		case $line in
+		"") verdict fail "$name" "no result: guest died or timed out, console: ${console#"$SAAKM_ROOT"/}" ;;
+		"not ok"*) verdict fail "$name" "$detail"; show_log "$res/$name.log" ;;
+		*"# SKIP"*) verdict skip "$name" "${detail#SKIP }" ;;
+		*) verdict ok "$name" "${detail#time=}" ;;
+		esac
+	done
+	outside=$(hit_in -)
+	if [ -n "$outside" ]; then
+		verdict fail guest_console "kernel $outside in the console log outside any test (lines above)"
+	elif [ ! -f "$res/done" ] && [ "$vm_rc" != 0 ]; then
+		verdict fail guest_console "guest did not finish the suite (vm.sh status $vm_rc), console: ${console#"$SAAKM_ROOT"/}"
+	fi
+fi
+
+ln -sfn "$run_id" "$RESULTS_DIR/latest"
+echo "test: results in ${res#"$SAAKM_ROOT"/}, $(fmt_secs $((SECONDS - t_start))) in all"
+[ $failed -gt 0 ] && echo "test: failed: ${failures[*]}"
+if [ $skipped -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ $failed -eq 0 ] && [ $((passed + skipped)) -gt 0 ]
