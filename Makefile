@@ -1,0 +1,87 @@
+# SaaKM: build, boot and test. `make help` lists the targets.
+#
+# Variables: CPUS (guest vCPUs, default 2), ICOUNT (1: deterministic
+# `-icount shift=0,sleep=off`), TIMEOUT (guest wall-clock limit in seconds),
+# T (test selection: substrings of test names, space separated).
+
+CPUS    ?= 2
+ICOUNT  ?=
+TIMEOUT ?=
+T       ?=
+export CPUS ICOUNT TIMEOUT
+
+BUILD   := build
+KDIR    := $(BUILD)/linux
+# Module directories: every policies/*/ and tests/modules/*/ with a Kbuild or Makefile.
+MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/Makefile \
+			tests/modules/*/Kbuild tests/modules/*/Makefile))))
+# C guest tests: tests/guest/t_foo.c -> build/tests/t_foo
+TESTSRC := $(wildcard tests/guest/t_*.c)
+TESTBIN := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(TESTSRC))
+TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Ikernel/include/uapi
+
+.PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
+
+help:
+	@echo "SaaKM targets:"
+	@echo "  make demo        build, boot a guest, load a module, run hackbench, print results"
+	@echo "  make test        build and run the whole test suite (T='name ...' selects tests)"
+	@echo "  make vm          interactive shell in a guest running the built kernel"
+	@echo "  make setup       install apt packages and virtme-ng (build/venv); idempotent"
+	@echo "  make kernel      extract, patch, configure and build build/linux"
+	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
+	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
+	@echo "  make patch       write build/saakm-6.12.patch for your own 6.12 tree"
+	@echo "  make clean       remove module outputs, compiled tests, results and logs"
+	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
+	@echo "Variables: CPUS=$(CPUS) ICOUNT=$(ICOUNT) TIMEOUT=$(TIMEOUT) T=$(T)"
+
+setup:
+	@bash scripts/setup.sh
+
+kernel: setup
+	@bash scripts/build-kernel.sh
+
+# KEEP_GOING=1: build the other modules when one fails (make test does, so
+# one broken module fails its tests instead of the whole run)
+modules: kernel
+	@rc=0; for d in $(MODDIRS); do \
+		echo "modules: $$d"; \
+		bash scripts/build-module.sh "$$d" || { rc=1; [ -n "$(KEEP_GOING)" ] || exit 1; }; \
+	done; [ -n "$(KEEP_GOING)" ] || exit $$rc
+
+# user-space tools (saakm CLI, libsaakm) into build/tools, when present
+tools:
+	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools; fi
+
+test-progs: $(TESTBIN)
+
+$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h
+	@mkdir -p $(@D)
+	@echo "test-progs: $@"
+	@$(CC) $(TESTCFLAGS) -o $@ $<
+
+# A module or C test that does not build fails its tests, not the whole run.
+test: kernel tools
+	@$(MAKE) -s modules KEEP_GOING=1
+	@$(MAKE) -s -k test-progs || echo "test-progs: some C tests did not compile; they will be reported as failed"
+	@bash tests/run.sh --no-build $(foreach t,$(T),-t $(t))
+
+demo: modules tools
+	@bash scripts/demo.sh
+
+vm: kernel
+	@bash scripts/vm.sh
+
+patch: setup
+	@bash scripts/make-patch.sh
+
+clean:
+	@for d in $(MODDIRS); do \
+		[ -d $(KDIR)/scripts ] && $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean || \
+		(cd $$d && rm -f *.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order); \
+	done
+	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch
+
+distclean: clean
+	rm -rf $(BUILD)
