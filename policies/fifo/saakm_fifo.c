@@ -10,11 +10,10 @@
  * while others wait on the same CPU; it then goes to the tail.
  *
  * Good at: very little work per event, so it measures the cost of the
- * framework itself (this is the paper's evaluation policy). Bad at: load
- * balance. Placement ignores load, so two busy tasks can share a CPU while
- * another idles. With steal=1 an idle CPU pulls the oldest task from the
- * longest queue, which fixes the worst of it and exercises the migration
- * path (newly_idle and balance_pick).
+ * framework itself (the paper's evaluation policy). Bad at: load balance;
+ * two busy tasks can share a CPU while another idles. With steal=1 an idle
+ * CPU pulls the oldest task from the longest queue (newly_idle and
+ * balance_pick), which fixes the worst of it.
  *
  * Parameters: slice_ms (default 20, 0 = run until blocking), steal (0).
  */
@@ -28,7 +27,6 @@ MODULE_PARM_DESC(slice_ms, "time slice in ms when others wait (0: no preemption)
 static bool steal;
 module_param(steal, bool, 0444);
 MODULE_PARM_DESC(steal, "idle CPUs steal from the longest queue");
-
 static DEFINE_PER_CPU(struct saakm_rq, fifo_rq);
 
 static struct saakm_rq *rq_of(int cpu)
@@ -146,7 +144,6 @@ static void __exit fifo_exit(void)
 {
 	saakm_unregister_policy(&fifo_policy);
 }
-
 module_init(fifo_init);
 module_exit(fifo_exit);
 MODULE_DESCRIPTION("SaaKM per-CPU FIFO policy");

@@ -5,20 +5,20 @@
  * offline with SaaKM tasks on it moves them elsewhere; they keep their
  * policy and finish.
  */
+#include "saakm_test.h"
 #include <signal.h>
 #include <sys/mman.h>
-#include "saakm_test.h"
 
 static volatile int *stop;
 
-static int spinner(long unused)
+static int spinner(long unused __attribute__((unused)))
 {
 	while (!*stop)
 		;
 	return 0;
 }
 
-static int sleeper(long unused)
+static int sleeper(long unused __attribute__((unused)))
 {
 	while (!*stop) {
 		spin_for(0.001);

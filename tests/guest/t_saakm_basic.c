@@ -4,8 +4,8 @@
  * sched_setattr(), CPU-bound and sleep/wake tasks completing, inheritance
  * and reset-on-fork, the errors of the ABI, leaving, and unloading.
  */
-#include <sys/mman.h>
 #include "saakm_test.h"
+#include <sys/mman.h>
 
 static int cpu_bound(long iters)
 {
@@ -23,7 +23,7 @@ static int sleeper(long rounds)
 	return sched_getscheduler(0) == SCHED_SAAKM ? 0 : 1;
 }
 
-static int child_policy(long unused)
+static int child_policy(long unused __attribute__((unused)))
 {
 	return sched_getscheduler(0);
 }

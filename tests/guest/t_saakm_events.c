@@ -5,10 +5,10 @@
  * fork, sleep/wake, yield, tick, exit, idle, balancing, hotplug, nice and
  * attribute changes, registration and unregistration.
  */
+#include "saakm_test.h"
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include "saakm_test.h"
 
 static const char *names[] = { "new_prepare", "new_place", "unblock_prepare",
 	"unblock_place", "block", "yield", "tick", "terminate", "schedule",
@@ -57,25 +57,20 @@ static int read_param(const char *name)
 	return v;
 }
 
-static int spinner(long unused)
+static int spinner(long unused __attribute__((unused)))
 {
 	while (!*stop)
 		;
 	return 0;
 }
 
-static int busy_life(long unused)
+static int busy_life(long unused __attribute__((unused)))
 {
 	for (int i = 0; i < 20; i++) {
 		spin_for(0.002);
 		usleep(2000);
 		sched_yield();
 	}
-	return 0;
-}
-
-static int quick_exit(long unused)
-{
 	return 0;
 }
 
@@ -107,7 +102,7 @@ int main(void)
 	struct saakm_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_SAAKM };
 	char blob[8] = "hello";
 	pid_t kids[4], spin[3];
-	int id, ok;
+	int ncpus = nr_cpus(), id, ok;
 
 	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -130,9 +125,9 @@ int main(void)
 	for (int i = 0; i < 3; i++)
 		reaped_ok(spin[i]);
 
-	if (nr_cpus() > 1) {
-		set_online(nr_cpus() - 1, 0);
-		set_online(nr_cpus() - 1, 1);
+	if (ncpus > 1) {
+		TAP_CHECK(set_online(ncpus - 1, 0) == 0, "take the last CPU offline");
+		TAP_CHECK(set_online(ncpus - 1, 1) == 0, "and back online");
 	}
 
 	TAP_CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0, "setpriority(5) on a probe task");
@@ -151,7 +146,7 @@ int main(void)
 
 		if (!strcmp(names[i], "exit"))
 			continue;
-		if (!strcmp(names[i], "core_exit") && nr_cpus() < 2)
+		if (!strcmp(names[i], "core_exit") && ncpus < 2)
 			continue;
 		snprintf(desc, sizeof(desc), "event %s fired", names[i]);
 		if (counts[i])
@@ -160,7 +155,7 @@ int main(void)
 			tap_not_ok(desc, "count is 0");
 	}
 	TAP_CHECK(count("init") == 1, "init called once");
-	TAP_CHECK(count("core_entry") >= (unsigned long)nr_cpus(), "core_entry for every CPU");
+	TAP_CHECK(count("core_entry") >= (unsigned long)ncpus, "core_entry for every CPU");
 	TAP_CHECK(read_param("last_nice") == 5, "nice change reached setparam_attr");
 	TAP_CHECK(system("grep -q '^probe .*new_place=[1-9].*bad_transitions=0$' /proc/saakm/events") == 0,
 		  "/proc/saakm/events agrees, with no bad transition");

@@ -5,16 +5,16 @@
  * SCHED_NORMAL. Then 200 tasks on fifo while it is unloaded: none is lost,
  * all end in SCHED_NORMAL and finish.
  */
+#include "saakm_test.h"
 #include <signal.h>
 #include <sys/mman.h>
-#include "saakm_test.h"
 
 #define NR_LOAD 200
 
 static volatile int *stop;
 
 /* Sleep/wake until told to stop. */
-static int worker(long unused)
+static int worker(long unused __attribute__((unused)))
 {
 	while (!*stop) {
 		spin_for(0.0001);

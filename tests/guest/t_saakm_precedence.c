@@ -4,10 +4,10 @@
  * task is runnable, a SaaKM task gets (almost) no CPU time. RT throttling
  * leaves 5% of each second to lower classes, hence the 10% bound.
  */
-#include <signal.h>
 #include "saakm_test.h"
+#include <signal.h>
 
-static int spin_forever(long unused)
+static int spin_forever(long unused __attribute__((unused)))
 {
 	for (;;)
 		;

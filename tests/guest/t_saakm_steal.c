@@ -4,13 +4,13 @@
  * multiples of the CPU count). Without stealing they stay there; with
  * steal=1 an idle CPU pulls some of them over.
  */
+#include "saakm_test.h"
 #include <signal.h>
 #include <sys/mman.h>
-#include "saakm_test.h"
 
 static volatile int *stop;
 
-static int spinner(long unused)
+static int spinner(long unused __attribute__((unused)))
 {
 	while (!*stop)
 		;

@@ -32,7 +32,7 @@ echo "$out" | grep -qE '^policy +: +8$' && ok "a task started by saakm run has p
 	not_ok "a task started by saakm run has policy 8" "$(echo "$out" | grep policy)"
 
 check "stress-ng cpu/fork/switch/yield mix under fifo" "$saakm" run -p fifo -- \
-	stress-ng --cpu 2 --fork 1 --switch 1 --yield 1 --timeout 5s --quiet
+	stress-ng --cpu 2 --fork 1 --switch 1 --yield 1 --timeout 5s --temp-path /tmp --quiet
 
 grep -q '^fifo .*bad_transitions=0$' /proc/saakm/events && ok "no bad transition" ||
 	not_ok "no bad transition" "$(grep '^fifo' /proc/saakm/events)"

@@ -7,6 +7,7 @@
 #define _KERNEL_SCHED_SAAKM_INTERNAL_H
 
 #include <linux/saakm.h>
+#include <trace/events/saakm.h>
 
 enum saakm_policy_state {
 	SAAKM_POLICY_ENABLED,
@@ -19,6 +20,19 @@ enum saakm_policy_state {
 
 extern struct list_head saakm_policies;
 
+/*
+ * Messages from scheduler paths: printk() may wake the console owner and
+ * take an rq lock we hold, so defer, and rate-limit what a buggy policy can
+ * repeat.
+ */
+#define saakm_printk_ratelimited(fmt, ...)					\
+	do {									\
+		static DEFINE_RATELIMIT_STATE(_rs, DEFAULT_RATELIMIT_INTERVAL,	\
+					      DEFAULT_RATELIMIT_BURST);		\
+		if (__ratelimit(&_rs))						\
+			printk_deferred(fmt, ##__VA_ARGS__);			\
+	} while (0)
+
 #define for_each_saakm_policy(pol) \
 	list_for_each_entry_rcu(pol, &saakm_policies, list, rcu_read_lock_any_held())
 
@@ -29,6 +43,7 @@ void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu);
 static inline void __saakm_count(struct saakm_policy *pol, enum saakm_event ev, int cpu)
 {
 	this_cpu_inc(pol->pcpu->events[ev]);
+	trace_saakm_event(pol->name, ev, cpu);
 	if (static_branch_unlikely(&saakm_log_calls_key))
 		saakm_log_call(pol, ev, cpu);
 }

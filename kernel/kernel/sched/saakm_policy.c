@@ -210,7 +210,7 @@ static void report_bad_transition(struct task_struct *p, enum saakm_task_state t
 
 	atomic_inc(&pol->nr_bad_transitions);
 	if (static_branch_likely(&saakm_log_transitions_key))
-		pr_err_ratelimited("saakm: policy %s: task %d (%s) on cpu %d: invalid transition %s -> %s at %pS\n",
+		saakm_printk_ratelimited(KERN_ERR "saakm: policy %s: task %d (%s) on cpu %d: invalid transition %s -> %s at %pS\n",
 				   pol->name, p->pid, p->comm, cpu,
 				   saakm_state_name(p->saakm.state),
 				   saakm_state_name(to), (void *)ip);
@@ -256,6 +256,7 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 		return;
 	}
 
+	trace_saakm_state(se->policy->name, p->pid, se->state, state, cpu);
 	leave_state(p);
 	se->state = state;
 	if (is_ready(state)) {
@@ -567,6 +568,8 @@ static void saakm_drain(struct saakm_policy *pol)
 				break;
 
 			attr.sched_nice = task_nice(p);
+			attr.sched_flags = p->sched_reset_on_fork ?
+					   SCHED_FLAG_RESET_ON_FORK : 0;
 			WARN_ON_ONCE(sched_setattr_nocheck(p, &attr));
 			put_task_struct(p);
 			cond_resched();
@@ -610,8 +613,12 @@ void saakm_policy_error(struct saakm_policy *policy, const char *fmt, ...)
 	va_start(args, fmt);
 	vscnprintf(policy->reason, sizeof(policy->reason), fmt, args);
 	va_end(args);
+	preempt_disable();
+	printk_deferred_enter();
 	pr_err("saakm: policy %s (id %d) error: %s\n", policy->name, policy->id,
 	       policy->reason);
+	printk_deferred_exit();
+	preempt_enable();
 	irq_work_queue(&policy->eject_irq_work);
 }
 EXPORT_SYMBOL_GPL(saakm_policy_error);

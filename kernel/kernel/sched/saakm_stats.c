@@ -9,13 +9,20 @@
  *
  * /sys/kernel/saakm/check_transitions  validate saakm_change_state() (1)
  * /sys/kernel/saakm/log_transitions    log refused transitions (1)
- * /sys/kernel/saakm/log_calls          log every policy call, rate-limited (0)
+ * /sys/kernel/saakm/log_calls          log policy calls, rate-limited (0)
+ *
+ * For a complete record of calls and state changes, use the saakm:saakm_event
+ * and saakm:saakm_state tracepoints (defined here) instead of log_calls.
  */
 #include <linux/kobject.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
 #include "saakm_internal.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/saakm.h>
+#undef CREATE_TRACE_POINTS
 
 DEFINE_STATIC_KEY_FALSE(saakm_log_calls_key);
 
@@ -44,8 +51,8 @@ static const char * const saakm_event_names[SAAKM_NR_EVENTS] = {
 
 void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu)
 {
-	pr_info_ratelimited("saakm: %s.%s cpu %d\n", pol->name,
-			    saakm_event_names[ev], cpu);
+	saakm_printk_ratelimited(KERN_INFO "saakm: %s.%s cpu %d\n", pol->name,
+				 saakm_event_names[ev], cpu);
 }
 
 static const char *policy_state_name(int state)
