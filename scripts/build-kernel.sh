@@ -142,7 +142,6 @@ log "kernel: overlay: $(wc -l <"$OVERLAY_LIST") file(s), $copied updated"
 [ -n "$PREPARE_ONLY" ] && exit 0
 
 # --- 5. build -----------------------------------------------------------------
-[ "$KCC" != gcc ] && ccache -M 5G >/dev/null 2>&1 || true
 BUILD_LOG=$LOG_DIR/kernel-build.log
 t0=$SECONDS
 marker=$(mktemp)
