@@ -8,6 +8,12 @@
  * turns the scheduler core's sched_class hooks into the events below, holds
  * the right locks before calling them, and keeps every task's state.
  *
+ * Safety net: a policy that leaves a runnable task waiting longer than the
+ * stall timeout, makes a transition the state machine forbids, returns a
+ * task it may not run, or calls saakm_policy_error() is ejected: the class
+ * stops calling it (bypass), moves its tasks back to SCHED_NORMAL, and shows
+ * the reason in /proc/saakm/errors. The module can still be unloaded.
+ *
  * The contract, in four rules:
  *
  * 1. A policy keeps runnable tasks in its own runqueues (&struct saakm_rq,
@@ -137,6 +143,7 @@ struct saakm_policy_pcpu {
 	unsigned int		nr_tasks;	/* tasks enqueued in the class here */
 	struct list_head	preempted;	/* RUNNING tasks a higher class took the CPU from */
 	unsigned long		next_balance;	/* jiffies of the next balancing_select() */
+	unsigned long		last_pick;	/* jiffies: last pick, or first READY task */
 	bool			balance_due;
 	u64			events[SAAKM_NR_EVENTS];
 };
@@ -217,6 +224,9 @@ struct saakm_policy_pcpu {
  *
  * @name: unique name, at most SAAKM_NAME_LEN - 1 characters
  * @balance_ms: period of balancing_select() in milliseconds, 0 for none
+ * @timeout_ms: stall timeout for this policy's tasks, if lower than the
+ *	system's (/sys/kernel/saakm/watchdog_timeout_ms); 0 for the system's
+ * @unprivileged: let users without CAP_SYS_NICE move their own tasks here
  * @owner: set by saakm_register_policy() to the calling module
  *
  * Private to the class core, do not touch: @id, @state, @pcpu, @list,
@@ -250,6 +260,8 @@ struct saakm_policy {
 
 	char			name[SAAKM_NAME_LEN];
 	unsigned int		balance_ms;
+	unsigned int		timeout_ms;
+	bool			unprivileged;
 	struct module		*owner;
 
 	/* Private to the class core. */

@@ -31,8 +31,13 @@
  *   moving the task (migration on affinity change, hotplug, exec): the
  *   policy sees block() on the old CPU and unblock_place() on the new one.
  *
- * Registration, attach/detach, the state machine and the runqueue helpers
- * are in saakm_policy.c; procfs and sysfs in saakm_stats.c.
+ * - An ejected policy is bypassed: the class stops calling it and runs its
+ *   tasks itself, round robin on the per-CPU class-owned list, until they
+ *   are all moved back to SCHED_NORMAL (see saakm_policy.c).
+ *
+ * Registration, attach/detach, the state machine, the watchdog and the
+ * runqueue helpers are in saakm_policy.c; procfs and sysfs in
+ * saakm_stats.c.
  */
 #include "saakm_internal.h"
 
@@ -47,6 +52,20 @@ static DEFINE_PER_CPU(struct saakm_cpu, saakm_cpus);
 static inline struct saakm_policy_pcpu *pol_pcpu(struct saakm_policy *pol, int cpu)
 {
 	return per_cpu_ptr(pol->pcpu, cpu);
+}
+
+/* Round-robin slice of tasks the class runs itself for an ejected policy. */
+#define SAAKM_BYPASS_SLICE_NS	(20 * NSEC_PER_MSEC)
+
+/* Park @p on the class-owned list of its CPU: at the head, or the tail. */
+static void park(struct task_struct *p, int cpu, bool tail)
+{
+	struct list_head *head = &pol_pcpu(p->saakm.policy, cpu)->preempted;
+
+	if (tail)
+		list_add_tail(&p->saakm.core_node, head);
+	else
+		list_add(&p->saakm.core_node, head);
 }
 
 /* Is there anything for this class to run on @rq, for policies before @upto? */
@@ -71,6 +90,7 @@ static bool curr_keeps_cpu(struct rq *rq, struct task_struct *curr)
 {
 	return curr->sched_class == &saakm_sched_class &&
 	       (curr->saakm.flags & SAAKM_TF_QUEUED) &&
+	       !(curr->saakm.flags & SAAKM_TF_ROTATE) &&
 	       curr->saakm.state == SAAKM_RUNNING &&
 	       !saakm_has_work(rq, curr->saakm.policy);
 }
@@ -89,10 +109,10 @@ static void check_placed(struct rq *rq, struct task_struct *p, const char *ev)
 {
 	if (likely(p->saakm.state == SAAKM_READY))
 		return;
-	saakm_policy_error(p->saakm.policy, "%s left task %d in state %s",
+	saakm_eject(p->saakm.policy, "callback", "%s left task %d in state %s",
 			   ev, p->pid, saakm_state_name(p->saakm.state));
 	saakm_force_state(p, SAAKM_RUNNING);
-	list_add_tail(&p->saakm.core_node, &pol_pcpu(p->saakm.policy, cpu_of(rq))->preempted);
+	park(p, cpu_of(rq), true);
 }
 
 static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
@@ -106,6 +126,16 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	add_nr_running(rq, 1);
 	pol_pcpu(pol, cpu)->nr_tasks++;
 	p->saakm.flags |= SAAKM_TF_QUEUED;
+
+	if (unlikely(saakm_bypassing(pol))) {
+		/* Ejected: the class runs the task itself (see top of file). */
+		if (saakm_is_ready(p->saakm.state) || p->saakm.state == SAAKM_RUNNING ||
+		    task_current(rq, p))
+			return;
+		saakm_force_state(p, SAAKM_RUNNING);
+		park(p, cpu, true);
+		return;
+	}
 
 	switch (p->saakm.state) {
 	case SAAKM_NOT_QUEUED:
@@ -153,6 +183,13 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	if ((flags & DEQUEUE_SAVE) && !(flags & DEQUEUE_SLEEP))
 		return true;
 
+	if (unlikely(saakm_bypassing(pol))) {
+		unpark(p);
+		if (p->saakm.state != SAAKM_MIGRATING)
+			saakm_force_state(p, SAAKM_BLOCKED);
+		return true;
+	}
+
 	switch (p->saakm.state) {
 	case SAAKM_READY:
 	case SAAKM_READY_TICK:
@@ -161,7 +198,7 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		unpark(p);
 		saakm_call(pol, BLOCK, cpu, block, p, cpu);
 		if (p->saakm.state != SAAKM_BLOCKED) {
-			saakm_policy_error(pol, "block left task %d in state %s",
+			saakm_eject(pol, "callback", "block left task %d in state %s",
 					   p->pid, saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_BLOCKED);
 		}
@@ -178,6 +215,10 @@ static void yield_task_saakm(struct rq *rq)
 	struct task_struct *p = rq->curr;
 	struct saakm_policy *pol = p->saakm.policy;
 
+	if (unlikely(saakm_bypassing(pol))) {
+		p->saakm.flags |= SAAKM_TF_ROTATE;
+		return;
+	}
 	if (pol->yield)
 		saakm_call(pol, YIELD, cpu_of(rq), yield, p, cpu_of(rq));
 }
@@ -205,10 +246,11 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 	p = saakm_call_ret(pol, SCHEDULE, cpu, schedule, cpu);
 	if (!p)
 		return NULL;
+	pol_pcpu(pol, cpu)->last_pick = jiffies;
 	if (unlikely(p->saakm.policy != pol || task_cpu(p) != cpu ||
 		     !(p->saakm.flags & SAAKM_TF_QUEUED) ||
 		     p->saakm.state != SAAKM_RUNNING)) {
-		saakm_policy_error(pol, "schedule(%d) returned task %d (cpu %d, state %s)",
+		saakm_eject(pol, "bad-pick", "schedule(%d) returned task %d (cpu %d, state %s)",
 				   cpu, p->pid, task_cpu(p),
 				   saakm_state_name(p->saakm.state));
 		return NULL;
@@ -237,7 +279,8 @@ static struct task_struct *pick_task_saakm(struct rq *rq)
 			return p;
 		}
 		if (pc->nr_ready) {
-			p = policy_pick(pol, cpu);
+			p = unlikely(saakm_bypassing(pol)) ? saakm_bypass_pick(pol, cpu) :
+							    policy_pick(pol, cpu);
 			if (p)
 				return p;
 		}
@@ -248,7 +291,10 @@ static struct task_struct *pick_task_saakm(struct rq *rq)
 static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
 				struct task_struct *next)
 {
+	bool rotate = p->saakm.flags & SAAKM_TF_ROTATE;
+
 	update_curr_saakm(rq);
+	p->saakm.flags &= ~SAAKM_TF_ROTATE;
 
 	/* Blocked (block() already ran) or saved for a change: nothing to do. */
 	if (!(p->saakm.flags & SAAKM_TF_QUEUED))
@@ -261,8 +307,7 @@ static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
 		break;
 	case SAAKM_RUNNING:
 		/* Outranked while running: resume first on this CPU later. */
-		list_add(&p->saakm.core_node,
-			 &pol_pcpu(p->saakm.policy, cpu_of(rq))->preempted);
+		park(p, cpu_of(rq), rotate);
 		break;
 	default:
 		break;
@@ -313,7 +358,7 @@ static bool saakm_pull(struct rq *dst, int src_cpu, struct saakm_policy *pol)
 			move_task(src, dst, p);
 			moved = true;
 		} else {
-			saakm_policy_error(pol, "balance_pick(%d, %d) returned task %d that cannot move",
+			saakm_eject(pol, "bad-pick", "balance_pick(%d, %d) returned task %d that cannot move",
 					   src_cpu, cpu_of(dst), p->pid);
 			if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src)
 				saakm_call(pol, UNBLOCK_PLACE, src_cpu,
@@ -389,24 +434,36 @@ static void saakm_balance_workfn(struct irq_work *work)
 }
 
 /**
- * saakm_tick - start periodic balancing when a policy's interval has elapsed
+ * __saakm_tick - per-CPU stall check and periodic balancing trigger
  * @rq: runqueue of the ticking CPU, locked
  *
- * Called from sched_tick() for every CPU, whatever class is running. The
- * work itself runs from an irq_work, after the tick released the rq lock.
+ * Called from sched_tick() for every CPU, whatever class is running, while
+ * a policy is registered. A policy that has READY tasks on this CPU but has
+ * not picked any for longer than its stall timeout, while the CPU was free
+ * for it, is ejected here: this is the watchdog's backstop, which works even
+ * if the watchdog's work item cannot run. Balancing runs from an irq_work,
+ * after the tick released the rq lock.
  */
-void saakm_tick(struct rq *rq)
+void __saakm_tick(struct rq *rq)
 {
 	struct saakm_policy *pol;
 	bool due = false;
 
-	if (!saakm_balancing())
-		return;
-
 	for_each_saakm_policy(pol) {
 		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu_of(rq));
 
-		if (!pol->balance_ms || time_before(jiffies, pc->next_balance))
+		if (READ_ONCE(pol->state) != SAAKM_POLICY_ENABLED)
+			continue;
+		if (pc->nr_ready && !saakm_cpu_free_for(pol, cpu_of(rq)))
+			pc->last_pick = jiffies;	/* waiting is not its fault */
+		else if (pc->nr_ready &&
+			 time_after(jiffies, pc->last_pick + saakm_timeout(pol)))
+			saakm_eject(pol, "stall",
+				    "cpu %d picked no task for %u ms with %u ready",
+				    cpu_of(rq), jiffies_to_msecs(jiffies - pc->last_pick),
+				    pc->nr_ready);
+		if (!saakm_balancing() || !pol->balance_ms ||
+		    time_before(jiffies, pc->next_balance))
 			continue;
 		pc->next_balance = jiffies + msecs_to_jiffies(pol->balance_ms);
 		pc->balance_due = true;
@@ -425,7 +482,7 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 	struct saakm_policy *pol = p->saakm.policy;
 	int cpu = prev_cpu;
 
-	if (!pol)
+	if (!pol || unlikely(saakm_bypassing(pol)))
 		return prev_cpu;
 
 	if ((wake_flags & WF_TTWU) && pol->unblock_prepare)
@@ -436,7 +493,7 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 
 	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
 		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
-		saakm_policy_error(pol, "chose CPU %d for task %d outside its affinity",
+		saakm_eject(pol, "wrong-cpu", "chose CPU %d for task %d outside its affinity",
 				   cpu, p->pid);
 		cpu = prev_cpu;
 	}
@@ -467,7 +524,17 @@ static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
 	struct saakm_policy *pol = p->saakm.policy;
 
 	update_curr_saakm(rq);
-	if (!pol || !pol->tick)
+	if (!pol)
+		return;
+	if (unlikely(saakm_bypassing(pol))) {
+		if (!list_empty(&pol_pcpu(pol, cpu_of(rq))->preempted) &&
+		    rq_clock_task(rq) - p->saakm.run_start >= SAAKM_BYPASS_SLICE_NS) {
+			p->saakm.flags |= SAAKM_TF_ROTATE;
+			resched_curr(rq);
+		}
+		return;
+	}
+	if (!pol->tick)
 		return;
 	saakm_call(pol, TICK, cpu_of(rq), tick, p, cpu_of(rq));
 	if (p->saakm.state == SAAKM_READY_TICK)
@@ -497,7 +564,7 @@ static void switched_from_saakm(struct rq *rq, struct task_struct *p)
 	if (!pol || p->saakm.state == SAAKM_BLOCKED)
 		return;
 	unpark(p);
-	if (p->saakm.state == SAAKM_NOT_QUEUED) {
+	if (p->saakm.state == SAAKM_NOT_QUEUED || saakm_bypassing(pol)) {
 		saakm_force_state(p, SAAKM_BLOCKED);
 		return;
 	}
@@ -517,7 +584,7 @@ static void prio_changed_saakm(struct rq *rq, struct task_struct *p, int oldprio
 	struct saakm_policy *pol = p->saakm.policy;
 	struct saakm_attr attr = { .nice = task_nice(p) };
 
-	if (pol && pol->setparam_attr && p->prio != oldprio)
+	if (pol && pol->setparam_attr && p->prio != oldprio && !saakm_bypassing(pol))
 		saakm_call(pol, SETPARAM, cpu_of(rq), setparam_attr, p, &attr);
 }
 

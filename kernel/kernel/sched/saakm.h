@@ -44,7 +44,13 @@ bool saakm_attr_changed(struct task_struct *p, const struct sched_attr *attr);
 void saakm_setparams(struct task_struct *p, const struct sched_attr *attr, int policy);
 void saakm_getparams(struct task_struct *p, struct sched_attr *attr);
 int saakm_copy_attr_blob(struct sched_attr *attr, void **blob);
-void saakm_tick(struct rq *rq);
+void __saakm_tick(struct rq *rq);
+
+static inline void saakm_tick(struct rq *rq)
+{
+	if (saakm_enabled())
+		__saakm_tick(rq);
+}
 void saakm_update_idle(struct rq *rq, bool idle);
 
 

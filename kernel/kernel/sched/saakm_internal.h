@@ -17,8 +17,21 @@ enum saakm_policy_state {
 
 /* p->saakm.flags */
 #define SAAKM_TF_QUEUED		0x1	/* enqueued in the class (counted in nr_running) */
+#define SAAKM_TF_ROTATE		0x2	/* bypass: go to the tail when leaving the CPU */
+
+/* An ejected policy is no longer called; the class runs its tasks. */
+static inline bool saakm_bypassing(struct saakm_policy *pol)
+{
+	return READ_ONCE(pol->state) == SAAKM_POLICY_EJECTED;
+}
+
+static inline bool saakm_is_ready(enum saakm_task_state state)
+{
+	return state == SAAKM_READY || state == SAAKM_READY_TICK;
+}
 
 extern struct list_head saakm_policies;
+extern unsigned int saakm_watchdog_timeout_ms;
 
 /*
  * Messages from scheduler paths: printk() may wake the console owner and
@@ -64,6 +77,11 @@ static inline void __saakm_count(struct saakm_policy *pol, enum saakm_event ev, 
 	})
 
 const char *saakm_state_name(enum saakm_task_state state);
+void saakm_eject(struct saakm_policy *pol, const char *kind, const char *fmt, ...)
+	__printf(3, 4);
+unsigned long saakm_timeout(struct saakm_policy *pol);
+bool saakm_cpu_free_for(struct saakm_policy *pol, int cpu);
+struct task_struct *saakm_bypass_pick(struct saakm_policy *pol, int cpu);
 void saakm_force_state(struct task_struct *p, enum saakm_task_state state);
 void saakm_detach(struct task_struct *p);
 #endif /* _KERNEL_SCHED_SAAKM_INTERNAL_H */

@@ -13,7 +13,15 @@
  * Locking. A policy's list of tasks is protected by its raw spinlock, which
  * nests inside rq locks and p->pi_lock. Everything else about a task is
  * protected by its rq lock, as for every other scheduling class.
+ *
+ * Safety net. saakm_eject() is the single way a policy fails: first error
+ * wins, the policy is bypassed at once (saakm.c stops calling it), and a
+ * work item moves its tasks back to SCHED_NORMAL. Errors come from the
+ * watchdog (a READY task waiting longer than the timeout while its CPU was
+ * free for it), the tick (no pick at all on a CPU), the state machine, the
+ * checks on what callbacks return, saakm_policy_error(), and SysRq-K.
  */
+#include <linux/sysrq.h>
 #include "saakm_internal.h"
 
 LIST_HEAD(saakm_policies);
@@ -24,6 +32,11 @@ DEFINE_STATIC_KEY_FALSE(saakm_active_key);
 DEFINE_STATIC_KEY_FALSE(saakm_balance_key);
 DEFINE_STATIC_KEY_TRUE(saakm_check_key);
 DEFINE_STATIC_KEY_TRUE(saakm_log_transitions_key);
+
+/* Stall timeout for every policy, /sys/kernel/saakm/watchdog_timeout_ms. */
+unsigned int saakm_watchdog_timeout_ms = 5000;
+static void saakm_watchdog_workfn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(saakm_watchdog_work, saakm_watchdog_workfn);
 
 static const char * const saakm_state_names[SAAKM_NR_STATES] = {
 	[SAAKM_NOT_QUEUED]	= "NOT_QUEUED",
@@ -57,11 +70,6 @@ static const u8 saakm_allowed[SAAKM_NR_STATES] = {
 	[SAAKM_TERMINATED]	= 0,
 };
 #undef S
-
-static bool is_ready(enum saakm_task_state state)
-{
-	return state == SAAKM_READY || state == SAAKM_READY_TICK;
-}
 
 /* Runqueue helpers. The caller holds the lock that protects @rq. */
 
@@ -183,7 +191,7 @@ static void leave_state(struct task_struct *p)
 
 	if (se->queue)
 		rq_remove(p);
-	if (is_ready(se->state))
+	if (saakm_is_ready(se->state))
 		per_cpu_ptr(se->policy->pcpu, se->cpu)->nr_ready--;
 }
 
@@ -198,7 +206,7 @@ static void leave_state(struct task_struct *p)
 void saakm_force_state(struct task_struct *p, enum saakm_task_state state)
 {
 	/* READY_TICK -> READY only relabels a task that stays queued. */
-	if (!(is_ready(p->saakm.state) && is_ready(state)))
+	if (!(saakm_is_ready(p->saakm.state) && saakm_is_ready(state)))
 		leave_state(p);
 	p->saakm.state = state;
 }
@@ -214,6 +222,9 @@ static void report_bad_transition(struct task_struct *p, enum saakm_task_state t
 				   pol->name, p->pid, p->comm, cpu,
 				   saakm_state_name(p->saakm.state),
 				   saakm_state_name(to), (void *)ip);
+	saakm_eject(pol, "transition", "task %d on cpu %d: %s -> %s at %pS",
+		    p->pid, cpu, saakm_state_name(p->saakm.state),
+		    saakm_state_name(to), (void *)ip);
 }
 
 /**
@@ -249,19 +260,24 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 		report_bad_transition(p, state, cpu, _RET_IP_);
 		return;
 	}
-	if (is_ready(state) &&
+	if (saakm_is_ready(state) &&
 	    (!rq || cpu != task_cpu(p) || (rq->cpu >= 0 && rq->cpu != cpu))) {
-		saakm_policy_error(se->policy, "task %d queued for cpu %d (runqueue of cpu %d) but enqueued on cpu %d",
-				   p->pid, cpu, rq ? rq->cpu : -1, task_cpu(p));
+		saakm_eject(se->policy, "wrong-cpu",
+			    "task %d queued for cpu %d (runqueue of cpu %d) but enqueued on cpu %d",
+			    p->pid, cpu, rq ? rq->cpu : -1, task_cpu(p));
 		return;
 	}
 
 	trace_saakm_state(se->policy->name, p->pid, se->state, state, cpu);
 	leave_state(p);
 	se->state = state;
-	if (is_ready(state)) {
+	if (saakm_is_ready(state)) {
+		struct saakm_policy_pcpu *pc = per_cpu_ptr(se->policy->pcpu, cpu);
+
 		rq_insert(rq, p);
-		per_cpu_ptr(se->policy->pcpu, cpu)->nr_ready++;
+		/* The stall clock of a CPU starts with its first READY task. */
+		if (!pc->nr_ready++)
+			pc->last_pick = jiffies;
 		se->cpu = cpu;
 		se->ready_at = jiffies;
 	} else if (state == SAAKM_RUNNING) {
@@ -311,10 +327,12 @@ void saakm_detach(struct task_struct *p)
 	WARN_ON_ONCE(p->saakm.flags & SAAKM_TF_QUEUED);
 
 	list_del_init(&p->saakm.core_node);
+	if (saakm_bypassing(pol))
+		saakm_force_state(p, SAAKM_TERMINATED);
 	if (p->saakm.state != SAAKM_TERMINATED) {
 		saakm_call(pol, TERMINATE, cpu, terminate, p);
 		if (p->saakm.state != SAAKM_TERMINATED) {
-			saakm_policy_error(pol, "terminate left task %d in state %s",
+			saakm_eject(pol, "callback", "terminate left task %d in state %s",
 					   p->pid, saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_TERMINATED);
 		}
@@ -425,7 +443,9 @@ int saakm_check_setscheduler(struct task_struct *p, const struct sched_attr *att
  * @p: the target task
  * @attr: the requested attributes, policy SCHED_SAAKM
  *
- * Joining a policy, or changing policy, needs CAP_SYS_NICE.
+ * Joining a policy, or changing policy, needs CAP_SYS_NICE unless the
+ * policy is marked unprivileged (the core still requires the caller to own
+ * the task).
  *
  * Return: true if the caller must be privileged.
  */
@@ -434,13 +454,13 @@ bool saakm_user_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 	struct saakm_policy *pol;
 	bool ret;
 
-	if (p->policy != SCHED_SAAKM)
-		return true;
 	if (attr->sched_saakm_id == SAAKM_ID_KEEP)
-		return false;
+		return p->policy != SCHED_SAAKM;
 	rcu_read_lock();
-	pol = READ_ONCE(p->saakm.policy);
-	ret = !pol || pol->id != attr->sched_saakm_id;
+	pol = saakm_find(attr->sched_saakm_id);
+	ret = !pol || !pol->unprivileged;
+	if (ret && p->policy == SCHED_SAAKM)
+		ret = READ_ONCE(p->saakm.policy) != pol;
 	rcu_read_unlock();
 	return ret;
 }
@@ -488,7 +508,7 @@ void saakm_setparams(struct task_struct *p, const struct sched_attr *attr, int p
 		if (pol->new_prepare)
 			saakm_call_ret(pol, NEW_PREPARE, task_cpu(p), new_prepare, p);
 	}
-	if (pol->setparam_attr) {
+	if (pol->setparam_attr && !saakm_bypassing(pol)) {
 		fill_attr(&sattr, attr);
 		saakm_call(pol, SETPARAM, task_cpu(p), setparam_attr, p, &sattr);
 	}
@@ -595,24 +615,16 @@ static void saakm_eject_irq_workfn(struct irq_work *work)
 	schedule_work(&pol->eject_work);
 }
 
-/**
- * saakm_policy_error - report a policy bug and eject the policy
- * @policy: the faulty policy
- * @fmt: printf-style reason, shown in the kernel log and /proc/saakm
- *
- * The first error wins. The policy stops accepting tasks, and its tasks are
- * moved back to SCHED_NORMAL from a workqueue. Callable from any callback.
- */
-void saakm_policy_error(struct saakm_policy *policy, const char *fmt, ...)
+static __printf(3, 0) void saakm_veject(struct saakm_policy *policy, const char *kind,
+					const char *fmt, va_list args)
 {
-	va_list args;
+	int len;
 
 	if (!policy || cmpxchg(&policy->state, SAAKM_POLICY_ENABLED,
 			       SAAKM_POLICY_EJECTED) != SAAKM_POLICY_ENABLED)
 		return;
-	va_start(args, fmt);
-	vscnprintf(policy->reason, sizeof(policy->reason), fmt, args);
-	va_end(args);
+	len = scnprintf(policy->reason, sizeof(policy->reason), "%s: ", kind);
+	vscnprintf(policy->reason + len, sizeof(policy->reason) - len, fmt, args);
 	preempt_disable();
 	printk_deferred_enter();
 	pr_err("saakm: policy %s (id %d) error: %s\n", policy->name, policy->id,
@@ -621,7 +633,174 @@ void saakm_policy_error(struct saakm_policy *policy, const char *fmt, ...)
 	preempt_enable();
 	irq_work_queue(&policy->eject_irq_work);
 }
+
+/**
+ * saakm_eject - eject a policy for a fault the class detected
+ * @pol: the faulty policy
+ * @kind: short fault kind ("stall", "transition", "wrong-cpu", ...)
+ * @fmt: printf-style details
+ *
+ * The first error wins: the policy is bypassed from now on, new tasks are
+ * refused, and its tasks are moved back to SCHED_NORMAL from a workqueue.
+ * The reason ("kind: details") is logged and shown in /proc/saakm/errors.
+ * Callable in any context, including with rq locks held.
+ */
+void saakm_eject(struct saakm_policy *pol, const char *kind, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	saakm_veject(pol, kind, fmt, args);
+	va_end(args);
+}
+
+/**
+ * saakm_policy_error - report a bug from inside a policy and eject it
+ * @policy: the faulty policy
+ * @fmt: printf-style reason, shown in the kernel log and /proc/saakm/errors
+ *
+ * Same effect as a fault found by the class (see saakm_eject()): the class
+ * stops calling the policy and moves its tasks back to SCHED_NORMAL.
+ * Callable from any callback.
+ */
+void saakm_policy_error(struct saakm_policy *policy, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	saakm_veject(policy, "error", fmt, args);
+	va_end(args);
+}
 EXPORT_SYMBOL_GPL(saakm_policy_error);
+
+/**
+ * saakm_timeout - stall timeout of a policy, in jiffies
+ * @pol: the policy
+ *
+ * Return: the system timeout, or the policy's own if it is lower.
+ */
+unsigned long saakm_timeout(struct saakm_policy *pol)
+{
+	unsigned int ms = READ_ONCE(saakm_watchdog_timeout_ms);
+
+	if (pol->timeout_ms && pol->timeout_ms < ms)
+		ms = pol->timeout_ms;
+	return msecs_to_jiffies(ms);
+}
+
+/**
+ * saakm_cpu_free_for - could @pol run a task on @cpu right now?
+ * @pol: the policy
+ * @cpu: the CPU
+ *
+ * A READY task waiting while its CPU runs a higher class, or an earlier
+ * policy, is not stalled by its policy. Read without the rq lock.
+ *
+ * Return: true if @cpu is idle or runs a task of @pol or a later policy.
+ */
+bool saakm_cpu_free_for(struct saakm_policy *pol, int cpu)
+{
+	struct task_struct *curr = READ_ONCE(cpu_rq(cpu)->curr);
+	struct saakm_policy *cp;
+
+	if (is_idle_task(curr))
+		return true;
+	if (READ_ONCE(curr->sched_class) != &saakm_sched_class)
+		return false;
+	cp = READ_ONCE(curr->saakm.policy);
+	return !cp || cp->id >= pol->id;
+}
+
+/*
+ * The watchdog: every quarter timeout, look for a task that has been READY
+ * longer than the timeout on a CPU that was free for it. Catches a policy
+ * that starves one task while picking others; the tick catches a policy
+ * that picks nothing.
+ */
+static void saakm_watchdog_check(struct saakm_policy *pol)
+{
+	unsigned long timeout = saakm_timeout(pol), flags;
+	struct task_struct *p;
+
+	raw_spin_lock_irqsave(&pol->lock, flags);
+	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
+		unsigned long since = READ_ONCE(p->saakm.ready_at);
+		int cpu = task_cpu(p);
+
+		if (!saakm_is_ready(READ_ONCE(p->saakm.state)) ||
+		    !time_after(jiffies, since + timeout) ||
+		    !saakm_cpu_free_for(pol, cpu))
+			continue;
+		saakm_eject(pol, "stall", "task %d (%s) ready for %u ms on cpu %d without running",
+			    p->pid, p->comm, jiffies_to_msecs(jiffies - since), cpu);
+		break;
+	}
+	raw_spin_unlock_irqrestore(&pol->lock, flags);
+}
+
+static void saakm_watchdog_workfn(struct work_struct *work)
+{
+	struct saakm_policy *pol;
+	unsigned long period;
+
+	rcu_read_lock();
+	for_each_saakm_policy(pol)
+		if (READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED)
+			saakm_watchdog_check(pol);
+	rcu_read_unlock();
+
+	period = max(msecs_to_jiffies(READ_ONCE(saakm_watchdog_timeout_ms)) / 4, 1UL);
+	if (saakm_enabled())
+		queue_delayed_work(system_unbound_wq, &saakm_watchdog_work, period);
+}
+
+/*
+ * The class runs the tasks of an ejected policy itself until they are moved
+ * away: take a READY task of @pol queued on @cpu out of the policy's
+ * runqueue. Slow (a scan of the policy's tasks), but only for the short
+ * time between an ejection and the end of the drain.
+ */
+struct task_struct *saakm_bypass_pick(struct saakm_policy *pol, int cpu)
+{
+	struct task_struct *p, *found = NULL;
+
+	raw_spin_lock(&pol->lock);
+	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
+		if (saakm_is_ready(p->saakm.state) && p->saakm.cpu == cpu &&
+		    task_cpu(p) == cpu && (p->saakm.flags & SAAKM_TF_QUEUED)) {
+			found = p;
+			break;
+		}
+	}
+	raw_spin_unlock(&pol->lock);
+	if (found)
+		saakm_force_state(found, SAAKM_RUNNING);
+	return found;
+}
+
+/* SysRq-K: eject every policy, like SysRq-S for sched_ext. */
+static void sysrq_handle_saakm_eject(u8 key)
+{
+	struct saakm_policy *pol;
+
+	rcu_read_lock();
+	for_each_saakm_policy(pol)
+		saakm_eject(pol, "sysrq", "ejected by SysRq-K");
+	rcu_read_unlock();
+}
+
+static const struct sysrq_key_op sysrq_saakm_eject_op = {
+	.handler	= sysrq_handle_saakm_eject,
+	.help_msg	= "eject-saakm-policies(K)",
+	.action_msg	= "Ejecting all SaaKM policies",
+	.enable_mask	= SYSRQ_ENABLE_RTNICE,
+};
+
+static int __init saakm_sysrq_init(void)
+{
+	return register_sysrq_key('K', &sysrq_saakm_eject_op);
+}
+late_initcall(saakm_sysrq_init);
 
 static void call_on_online_cpus(struct saakm_policy *pol, bool entry)
 {
@@ -719,6 +898,7 @@ int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
 	cpus_read_unlock();
 	mutex_unlock(&saakm_mutex);
 
+	mod_delayed_work(system_unbound_wq, &saakm_watchdog_work, 0);
 	pr_info("saakm: policy %s registered with id %d\n", pol->name, pol->id);
 	return pol->id;
 

@@ -10,6 +10,7 @@
  * /sys/kernel/saakm/check_transitions  validate saakm_change_state() (1)
  * /sys/kernel/saakm/log_transitions    log refused transitions (1)
  * /sys/kernel/saakm/log_calls          log policy calls, rate-limited (0)
+ * /sys/kernel/saakm/watchdog_timeout_ms  stall timeout of every policy (5000)
  *
  * For a complete record of calls and state changes, use the saakm:saakm_event
  * and saakm:saakm_state tracepoints (defined here) instead of log_calls.
@@ -151,6 +152,30 @@ static ssize_t switch_store(struct kobject *kobj, struct kobj_attribute *attr,
 		.key = &(_key).key,					\
 	}
 
+static ssize_t watchdog_timeout_ms_show(struct kobject *kobj,
+					struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(saakm_watchdog_timeout_ms));
+}
+
+static ssize_t watchdog_timeout_ms_store(struct kobject *kobj,
+					 struct kobj_attribute *attr,
+					 const char *buf, size_t count)
+{
+	unsigned int ms;
+	int ret;
+
+	ret = kstrtouint(buf, 0, &ms);
+	if (ret)
+		return ret;
+	if (ms < 100 || ms > 600000)
+		return -EINVAL;
+	WRITE_ONCE(saakm_watchdog_timeout_ms, ms);
+	return count;
+}
+
+static struct kobj_attribute saakm_watchdog_attr = __ATTR_RW(watchdog_timeout_ms);
+
 DECLARE_STATIC_KEY_TRUE(saakm_check_key);
 DECLARE_STATIC_KEY_TRUE(saakm_log_transitions_key);
 
@@ -162,6 +187,7 @@ static struct attribute *saakm_switch_attrs[] = {
 	&saakm_switch_check_transitions.attr.attr,
 	&saakm_switch_log_transitions.attr.attr,
 	&saakm_switch_log_calls.attr.attr,
+	&saakm_watchdog_attr.attr,
 	NULL,
 };
 

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * saakm_faulty: a deliberately broken policy, to prove the safety net. It
+ * schedules like saakm_fifo until the fault chosen with the "fault"
+ * parameter is armed (write 1 to /sys/module/saakm_faulty/parameters/armed);
+ * then it misbehaves in one way:
+ *
+ *   never_pick     schedule() returns nothing: tasks stall
+ *   starve         schedule() skips the task whose pid is "victim"
+ *   other_cpu      schedule() returns a task queued on another CPU
+ *   double_insert  unblock_place() inserts the task twice
+ *   bad_transition block() moves the task to RUNNING instead of BLOCKED
+ *   wrong_cpu      unblock_prepare() returns a CPU that does not exist
+ *   error          calls saakm_policy_error() from the callback "in"
+ *   sleep          sleeps in tick() (a kernel bug report, not a hang)
+ *
+ * Each of these must end with the policy ejected, its tasks back under
+ * SCHED_NORMAL, and the reason in /proc/saakm/errors. Test use only.
+ */
+#include <linux/delay.h>
+#include <linux/module.h>
+#include <linux/saakm.h>
+
+static char *fault = "none";
+module_param(fault, charp, 0444);
+static char *in = "tick";
+module_param(in, charp, 0444);
+static bool armed;
+module_param(armed, bool, 0644);
+static int victim;
+module_param(victim, int, 0644);
+static unsigned int timeout_ms;
+module_param(timeout_ms, uint, 0444);
+
+static struct saakm_policy faulty_policy;
+static DEFINE_PER_CPU(struct saakm_rq, faulty_rq);
+
+static struct saakm_rq *rq_of(int cpu)
+{
+	return per_cpu_ptr(&faulty_rq, cpu);
+}
+
+static bool faulting(const char *kind)
+{
+	return READ_ONCE(armed) && !strcmp(fault, kind);
+}
+
+/* The "error" fault: report from callback @cb. */
+static void maybe_error(const char *cb)
+{
+	if (faulting("error") && !strcmp(in, cb))
+		saakm_policy_error(&faulty_policy, "injected error in %s", cb);
+}
+
+static int pick_cpu(struct task_struct *p)
+{
+	unsigned int n = p->pid % cpumask_weight(p->cpus_ptr);
+	int cpu;
+
+	for_each_cpu(cpu, p->cpus_ptr)
+		if (n-- == 0)
+			return cpu;
+	return task_cpu(p);
+}
+
+static int faulty_new_prepare(struct task_struct *p)
+{
+	maybe_error("new_prepare");
+	return pick_cpu(p);
+}
+
+static int faulty_unblock_prepare(struct task_struct *p)
+{
+	maybe_error("unblock_prepare");
+	if (faulting("wrong_cpu"))
+		return nr_cpu_ids;
+	return pick_cpu(p);
+}
+
+static void faulty_new_place(struct task_struct *p, int cpu)
+{
+	maybe_error("new_place");
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static void faulty_unblock_place(struct task_struct *p, int cpu)
+{
+	maybe_error("unblock_place");
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+	if (faulting("double_insert"))
+		saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static void faulty_block(struct task_struct *p, int cpu)
+{
+	maybe_error("block");
+	saakm_change_state(p, faulting("bad_transition") ? SAAKM_RUNNING :
+			   SAAKM_BLOCKED, -1, NULL);
+}
+
+static void faulty_yield(struct task_struct *p, int cpu)
+{
+	maybe_error("yield");
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static void faulty_tick(struct task_struct *p, int cpu)
+{
+	maybe_error("tick");
+	if (faulting("sleep"))
+		msleep(20);
+	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
+		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
+}
+
+static void faulty_terminate(struct task_struct *p)
+{
+	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
+}
+
+static struct task_struct *faulty_schedule(int cpu)
+{
+	struct task_struct *p;
+	int other;
+
+	maybe_error("schedule");
+	if (faulting("never_pick"))
+		return NULL;
+	if (faulting("other_cpu")) {
+		for_each_online_cpu(other) {
+			p = other != cpu ? saakm_rq_first(rq_of(other)) : NULL;
+			if (p)
+				return p;	/* not ours to run: the class refuses it */
+		}
+	}
+	saakm_rq_for_each(p, rq_of(cpu))
+		if (!faulting("starve") || p->pid != READ_ONCE(victim))
+			break;
+	if (p)
+		saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	return p;
+}
+
+static struct saakm_policy faulty_policy = {
+	.name			= "faulty",
+	.new_prepare		= faulty_new_prepare,
+	.new_place		= faulty_new_place,
+	.unblock_prepare	= faulty_unblock_prepare,
+	.unblock_place		= faulty_unblock_place,
+	.block			= faulty_block,
+	.yield			= faulty_yield,
+	.tick			= faulty_tick,
+	.terminate		= faulty_terminate,
+	.schedule		= faulty_schedule,
+};
+
+static int __init faulty_init(void)
+{
+	int cpu, id;
+
+	for_each_possible_cpu(cpu)
+		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
+	faulty_policy.timeout_ms = timeout_ms;
+	id = saakm_register_policy(&faulty_policy);
+	return id < 0 ? id : 0;
+}
+
+static void __exit faulty_exit(void)
+{
+	saakm_unregister_policy(&faulty_policy);
+}
+module_init(faulty_init);
+module_exit(faulty_exit);
+MODULE_DESCRIPTION("SaaKM test policy with injectable faults");
+MODULE_LICENSE("GPL");
