@@ -6,6 +6,11 @@
 
 CPUS    ?= 2
 ICOUNT  ?=
+# make bench: guest vCPUs, repetitions, icount|realtime, workload subset
+BENCH_CPUS ?= 2
+BENCH_REPS ?= 5
+BENCH_MODE ?= icount
+BENCH_WORKLOADS ?=
 TIMEOUT ?=
 T       ?=
 export CPUS ICOUNT TIMEOUT
@@ -21,6 +26,7 @@ TESTBIN := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(TESTSRC))
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Ikernel/include/uapi
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
+.PHONY: bench bench-overhead bench-all bench-smoke bench-setup bench-progs bench-vanilla
 
 help:
 	@echo "SaaKM targets:"
@@ -32,6 +38,9 @@ help:
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
 	@echo "  make patch       write build/saakm-6.12.patch for your own 6.12 tree"
+	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
+	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
+	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
 	@echo "Variables: CPUS=$(CPUS) ICOUNT=$(ICOUNT) TIMEOUT=$(TIMEOUT) T=$(T)"
@@ -54,7 +63,7 @@ modules: $(if $(SKIP_KERNEL),,kernel)
 tools:
 	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools; fi
 
-test-progs: $(TESTBIN)
+test-progs: $(TESTBIN) bench-progs
 
 $(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h
 	@mkdir -p $(@D)
@@ -72,6 +81,41 @@ demo: modules tools
 
 vm: kernel
 	@bash scripts/vm.sh
+
+# --- benchmarks (bench/, docs/benchmarks.md) -----------------------------------
+BENCH_ARGS = --mode $(BENCH_MODE) --cpus $(BENCH_CPUS) --reps $(BENCH_REPS) \
+	$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)")
+
+bench-setup: setup
+	@bash bench/setup.sh
+
+# schedrun, wakelat, the ext_fifo twin and the nullpol module (build/bench/)
+bench-progs:
+	@$(MAKE) -s -C bench
+
+bench-vanilla: setup
+	@bash bench/build-vanilla.sh
+
+bench: kernel bench-setup
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@$(MAKE) -s bench-progs
+	@bash bench/run.sh --study main $(BENCH_ARGS)
+
+bench-overhead: kernel bench-setup bench-vanilla
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@$(MAKE) -s bench-progs
+	@bash bench/run.sh --study overhead $(BENCH_ARGS)
+
+bench-all: kernel bench-setup bench-vanilla
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@$(MAKE) -s bench-progs
+	@bash bench/run.sh --study all $(BENCH_ARGS)
+
+bench-smoke: kernel bench-setup
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@$(MAKE) -s bench-progs
+	@bash bench/run.sh --study main --smoke --reps 1 --cpus $(BENCH_CPUS) --mode $(BENCH_MODE) \
+		--workloads "$(or $(BENCH_WORKLOADS),hackbench_proc pipe wakelat)"
 
 patch: setup
 	@bash scripts/make-patch.sh

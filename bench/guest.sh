@@ -23,7 +23,9 @@
 # OUTDIR/raw/<workload>.<config>.<rep>.out. OUTDIR/runs.tsv lists every run
 # (workload config rep status valid); OUTDIR/done is written last.
 set -u
-root=$(cd "$(dirname "$0")/.." && pwd)
+# BENCH_ROOT: the repository (bench/run.sh runs a snapshot copy of this script
+# from the results directory, so editing bench/ during a run is harmless)
+root=${BENCH_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 out=${1:?usage: guest.sh OUTDIR}
 mkdir -p "$out/raw"
 out=$(cd "$out" && pwd)
@@ -38,7 +40,13 @@ work=/tmp/bench-work
 mkdir -p "$work"
 
 say() { echo "bench: $*"; }
-fail() { say "error: $*"; echo "$*" >"$out/error"; echo done >"$out/done"; exit 1; }
+fail() {
+	say "error: $*"
+	echo "$*" >"$out/error"
+	[ -z "${ext_pid:-}" ] || { kill -INT "$ext_pid"; wait "$ext_pid"; }
+	echo done >"$out/done"
+	exit 1
+}
 
 # wl_cmd NAME: the command line of a workload at the current size
 wl_cmd() {
@@ -49,9 +57,9 @@ wl_cmd() {
 		pipe) echo "perf bench sched pipe -l 1000" ;;
 		messaging) echo "perf bench sched messaging -g 1 -l 10" ;;
 		wakelat) echo "$B/wakelat -m 2 -t 2 -n 100 -w 2000" ;;
-		7zip) echo "7zz a -bd -bso0 -t7z -mx=5 -mmt=2 -md=64k $work/o.7z $work/seq-small.txt" ;;
+		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=64k $work/o.7z $work/seq-small.txt" ;;
 		stockfish) echo "stockfish bench 16 2 2" ;;
-		ffmpeg) echo "ffmpeg -nostdin -hide_banner -loglevel error -f lavfi -i testsrc=duration=0.2:size=160x120:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
+		ffmpeg) echo "ffmpeg -nostdin -hide_banner -nostats -benchmark -f lavfi -i testsrc=duration=0.2:size=160x120:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
 		*) return 1 ;;
 		esac
 	else
@@ -61,9 +69,9 @@ wl_cmd() {
 		pipe) echo "perf bench sched pipe -l 20000" ;;
 		messaging) echo "perf bench sched messaging -g 2 -l 20" ;;
 		wakelat) echo "$B/wakelat -m 2 -t 2 -n 2000 -w 2000" ;;
-		7zip) echo "7zz a -bd -bso0 -t7z -mx=5 -mmt=2 -md=256k $work/o.7z $work/seq.txt" ;;
+		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=256k $work/o.7z $work/seq.txt" ;;
 		stockfish) echo "stockfish bench 16 2 5" ;;
-		ffmpeg) echo "ffmpeg -nostdin -hide_banner -loglevel error -f lavfi -i testsrc=duration=1:size=320x240:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
+		ffmpeg) echo "ffmpeg -nostdin -hide_banner -nostats -benchmark -f lavfi -i testsrc=duration=4:size=352x288:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
 		*) return 1 ;;
 		esac
 	fi
@@ -109,6 +117,8 @@ fifo_ko=$root/policies/fifo/saakm_fifo.ko
 null_ko=$root/bench/nullpol/saakm_nullpol.ko
 ext_pid=
 nr_policies() { grep -c '^ *[0-9]' /proc/saakm/policies 2>/dev/null || echo 0; }
+fifo_was_loaded=
+grep -qw fifo /proc/saakm/policies 2>/dev/null && fifo_was_loaded=1
 load_fifo() {
 	grep -qw fifo /proc/saakm/policies 2>/dev/null && return 0
 	insmod "$fifo_ko" || fail "insmod $fifo_ko"
@@ -161,8 +171,13 @@ run_one() { # workload config rep
 		valid=0
 	fi
 	f=$out/raw/$w.$c.$r.out
-	(cd "$work" && "$B/schedrun" -o "$out/checks.txt" -l "$w/$c/$r" "$(class_of "$c")" -- $(wl_cmd "$w")) >"$f" 2>&1
+	# output to tmpfs first: a write over 9p would stall the run (and under
+	# icount, warp the guest clock)
+	(cd "$work" && "$B/schedrun" -o "$work/check" -l "$w/$c/$r" "$(class_of "$c")" -- $(wl_cmd "$w")) >"$work/run.out" 2>&1
 	st=$?
+	cp "$work/run.out" "$f"
+	cat "$work/check" >>"$out/checks.txt"
+	rm -f "$work/check" "$work/o.7z"
 	grep -q '^schedrun: .* ok=1 ' "$f" || valid=0
 	[ "$st" -eq 0 ] || valid=0
 	case $c in saakm8) [ "$(nr_policies)" -eq 8 ] || valid=0 ;; saakm1) [ "$(nr_policies)" -eq 1 ] || valid=0 ;; esac
@@ -174,7 +189,9 @@ run_one() { # workload config rep
 if [ "$size" != smoke ]; then
 	for w in $workloads; do
 		say "warm-up $w"
-		(cd "$work" && $(wl_cmd "$w")) >"$out/raw/$w.warmup.out" 2>&1
+		(cd "$work" && $(wl_cmd "$w")) >"$work/run.out" 2>&1
+		cp "$work/run.out" "$out/raw/$w.warmup.out"
+		rm -f "$work/o.7z"
 	done
 fi
 t0=$(date +%s)
@@ -196,6 +213,8 @@ if [ -n "$ext_pid" ]; then
 	wait "$ext_pid"
 fi
 grep -qw null0 /proc/saakm/policies 2>/dev/null && rmmod saakm_nullpol
+# leave the guest as we found it (the smoke test runs inside the test suite)
+[ -n "$fifo_was_loaded" ] || ! grep -qw fifo /proc/saakm/policies 2>/dev/null || rmmod saakm_fifo
 echo "guest_seconds=$(( $(date +%s) - t0 ))" >>"$out/env.txt"
 say "all runs done; $(awk -F'\t' 'NR > 1 && $5 != 1' "$out/runs.tsv" | wc -l) rejected"
 echo done >"$out/done"

@@ -63,15 +63,17 @@ host=$(uname -r)
 date=$(date -Is)
 EOT
 
+# the guest runs this snapshot, so bench/ can be edited while a run goes on
+cp "$root/bench/guest.sh" "$out/guest.sh"
 rc=0
 # guest NAME KERNEL_DIR ENV...: boot one guest running bench/guest.sh into $out/NAME
 guest() {
 	local name=$1 kdir=$2
 	shift 2
 	log "bench: guest '$name' ($cpus vCPUs, $mode, kernel ${kdir#"$root"/})"
-	local envs="BENCH_SIZE=$size BENCH_REPS=$reps $*"
+	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps $*"
 	bash "$root/scripts/vm.sh" "${vmopts[@]}" -k "$kdir" -l "$out/$name.console.log" \
-		-e "env $envs sh bench/guest.sh '$out/$name'"
+		-e "env $envs sh '$out/guest.sh' '$out/$name'"
 	local st=$?
 	if [ "$st" -ne 0 ] || [ ! -f "$out/$name/done" ] || [ -f "$out/$name/error" ]; then
 		log "bench: guest '$name' failed (status $st)$( [ -f "$out/$name/error" ] && echo ": $(cat "$out/$name/error")")"

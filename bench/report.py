@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Turn a benchmark run directory into results.json, results.md and chart.png.
+
+    report.py OUTDIR
+
+OUTDIR (written by bench/run.sh) holds host.txt and one directory per guest
+(main/, nopol-patched-N/, nopol-vanilla-N/, multipol/), each with runs.tsv,
+env.txt and raw/<workload>.<config>.<rep>.out. Only runs marked valid (the
+workload's tasks were checked to be in the intended class, exit status 0)
+are used. Means are given with a 95% confidence interval from Student's t
+distribution; comparisons give the difference of the means in % of the
+reference with the 95% interval of that difference (Welch).
+"""
+import json
+import math
+import os
+import re
+import sys
+from collections import defaultdict
+
+ELAPSED = r"schedrun: .* elapsed_s=([\d.]+)"
+# workload -> [(metric, regex, direction)], direction: lower|higher is better
+METRICS = {
+    "hackbench_proc": [("time_s", r"^Time:\s*([\d.]+)", "lower")],
+    "hackbench_thr": [("time_s", r"^Time:\s*([\d.]+)", "lower")],
+    "pipe": [("usecs_per_op", r"([\d.]+)\s+usecs/op", "lower")],
+    "messaging": [("time_s", r"Total time:\s*([\d.]+)", "lower")],
+    "wakelat": [("p50_us", r"p50_us=([\d.]+)", "lower"),
+                ("p99_us", r"p99_us=([\d.]+)", "lower"),
+                ("p99.9_us", r"p999_us=([\d.]+)", "lower"),
+                ("rounds_per_s", r"rounds_per_s=([\d.]+)", "higher")],
+    "7zip": [("time_s", r"Global\s+Time\s*=\s*([\d.]+)", "lower")],
+    "stockfish": [("nodes_per_s", r"Nodes/second\s*:\s*(\d+)", "higher")],
+    "ffmpeg": [("time_s", r"bench: utime=\S+ stime=\S+ rtime=([\d.]+)s", "lower")],
+}
+DESCR = {
+    "hackbench_proc": "hackbench, processes",
+    "hackbench_thr": "hackbench, threads",
+    "pipe": "perf bench sched pipe",
+    "messaging": "perf bench sched messaging",
+    "wakelat": "wakelat (futex wakeups)",
+    "7zip": "7-Zip compress (7zz a)",
+    "stockfish": "stockfish bench",
+    "ffmpeg": "ffmpeg mpeg4 encode",
+}
+CFG_NAME = {"eevdf": "EEVDF", "ext": "ext (ext_fifo)", "saakm": "SaaKM (fifo)",
+            "nopol": "EEVDF", "saakm1": "1 policy", "saakm8": "8 policies"}
+
+# two-sided 95% Student t quantiles, df 1..30
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t95(df):
+    if df < 1:
+        return float("nan")
+    df = int(math.floor(df))
+    return T95[df - 1] if df <= 30 else 1.96 + 2.5 / df
+
+
+def stats(xs):
+    n = len(xs)
+    if n == 0:
+        return None
+    mean = sum(xs) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1)) if n > 1 else float("nan")
+    ci = t95(n - 1) * sd / math.sqrt(n) if n > 1 else float("nan")
+    return {"n": n, "mean": mean, "sd": sd, "ci95": ci, "values": xs}
+
+
+def compare(a, b, direction):
+    """a relative to b: difference of means in % of b, Welch 95% interval."""
+    if not a or not b or b["mean"] == 0:
+        return None
+    pct = (a["mean"] - b["mean"]) / b["mean"] * 100
+    if a["n"] > 1 and b["n"] > 1:
+        va, vb = a["sd"] ** 2 / a["n"], b["sd"] ** 2 / b["n"]
+        se = math.sqrt(va + vb)
+        if se > 0:
+            df = (va + vb) ** 2 / ((va ** 2 / (a["n"] - 1) if va else 0) + (vb ** 2 / (b["n"] - 1) if vb else 0) or 1e-300)
+        else:
+            df = a["n"] + b["n"] - 2
+        ci = t95(df) * se / b["mean"] * 100
+    else:
+        ci = float("nan")
+    worse = pct > 0 if direction == "lower" else pct < 0
+    if math.isnan(ci):
+        verdict = "one run, no interval"
+    elif abs(pct) <= ci:
+        verdict = "within interval"
+    else:
+        verdict = "worse" if worse else "better"
+    return {"pct": pct, "ci95_pct": ci, "verdict": verdict}
+
+
+def fmt(v, digits=None):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if digits is None:
+        a = abs(v)
+        digits = 0 if a >= 1000 else 1 if a >= 100 else 2 if a >= 10 else 3
+    return f"{v:,.{digits}f}"
+
+
+def cell(s):
+    if not s:
+        return "n/a"
+    return f"{fmt(s['mean'])} ± {fmt(s['ci95'])}" if s["n"] > 1 else fmt(s["mean"])
+
+
+def pcell(c):
+    if not c:
+        return "n/a"
+    ci = "" if math.isnan(c["ci95_pct"]) else f" ± {c['ci95_pct']:.1f}"
+    return f"{c['pct']:+.2f}%{ci} ({c['verdict']})"
+
+
+def read_kv(path):
+    d = {}
+    if os.path.exists(path):
+        for line in open(path, errors="replace"):
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                d[k] = v
+    return d
+
+
+def load_guest(gdir):
+    """-> (values[workload][metric][config] = [..], runs list, env)"""
+    vals = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    runs = []
+    tsv = os.path.join(gdir, "runs.tsv")
+    if not os.path.exists(tsv):
+        return vals, runs, read_kv(os.path.join(gdir, "env.txt"))
+    for line in open(tsv):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "workload" or len(f) < 5:
+            continue
+        w, c, r, st, valid = f[:5]
+        raw = os.path.join(gdir, "raw", f"{w}.{c}.{r}.out")
+        text = open(raw, errors="replace").read() if os.path.exists(raw) else ""
+        chk = re.findall(r"^schedrun: .*$", text, re.M)
+        run = {"workload": w, "config": c, "rep": int(r), "status": int(st),
+               "valid": valid == "1", "check": chk[-1] if chk else None, "metrics": {}}
+        for metric, rx, _ in METRICS.get(w, []):
+            m = re.findall(rx, text, re.M)
+            if m:
+                run["metrics"][metric] = float(m[-1])
+        if run["valid"]:
+            if len(run["metrics"]) != len(METRICS.get(w, [])):
+                run["valid"] = False
+                run["why"] = "metric missing from the output"
+            else:
+                for k, v in run["metrics"].items():
+                    vals[w][k][c].append(v)
+        runs.append(run)
+    return vals, runs, read_kv(os.path.join(gdir, "env.txt"))
+
+
+def merge(dst, src, rename=None):
+    for w, ms in src.items():
+        for m, cs in ms.items():
+            for c, xs in cs.items():
+                dst[w][m][rename or c].extend(xs)
+
+
+def direction(w, m):
+    return next(d for mm, _, d in METRICS[w] if mm == m)
+
+
+MODE_TEXT = {
+    "icount": ("Timing mode: **icount** (QEMU TCG `-icount shift=0,sleep=off`): the guest clock "
+               "advances by 1 ns per instruction executed, so every figure is an *instruction-path "
+               "cost* and is repeatable on a busy host. It does **not** model caches, memory "
+               "bandwidth, TLBs, branch prediction or the real cost of an IPI, and the vCPUs are "
+               "run round-robin by TCG, so there is no real parallel contention: lock contention and "
+               "cross-CPU cache traffic are invisible, and time spent idle is skipped (sleep=off). "
+               "Workloads whose score depends on those effects (memory-bound compression, video "
+               "encoding) are measured here only for their scheduling and instruction path."),
+    "realtime": ("Timing mode: **realtime** (QEMU TCG without icount): the guest clock follows the "
+                 "host's wall clock, so figures include TCG's translation overhead and the noise of "
+                 "whatever else runs on the host; compare only within one run, and expect wide "
+                 "intervals."),
+}
+
+
+def main():
+    out = sys.argv[1]
+    host = read_kv(os.path.join(out, "host.txt"))
+    res = {"host": host, "studies": {}}
+    md = []
+    mode = host.get("mode", "?")
+    md.append(f"# SaaKM benchmarks: {os.path.basename(os.path.abspath(out))}\n")
+    md.append(f"- timing mode: {mode}; {host.get('cpus', '?')} vCPUs; {host.get('reps', '?')} "
+              f"repetitions; size {host.get('size', '?')}; commit {host.get('commit', '?')}; {host.get('date', '')}")
+    md.append("- every run was checked to run in the intended class (`/proc/PID/task/TID/sched` "
+              "policy of all the workload's tasks, sampled while it ran; `ext.enabled` for sched_ext); "
+              "rejected runs are not in the means")
+    md.append(f"- {MODE_TEXT.get(mode, '')}\n")
+
+    chart_rows = []
+    all_runs = {}
+    goals = []
+    # --- main study -----------------------------------------------------------
+    gdir = os.path.join(out, "main")
+    if os.path.isdir(gdir):
+        vals, runs, env = load_guest(gdir)
+        all_runs["main"] = runs
+        rows = []
+        md.append(f"## SaaKM FIFO vs. its sched_ext twin vs. EEVDF (kernel {env.get('kernel', '?')})\n")
+        md.append("Layout of the SaaKM paper's Table II. Mean ± 95% interval (t distribution) over the "
+                  "valid runs; last column: SaaKM relative to ext, with the 95% interval of the difference.\n")
+        md.append("| Workload | Metric | Better | EEVDF | ext | SaaKM | SaaKM vs ext |")
+        md.append("|---|---|---|---|---|---|---|")
+        for w in METRICS:
+            if w not in vals:
+                continue
+            for m, _, d in METRICS[w]:
+                s = {c: stats(vals[w][m].get(c, [])) for c in ("eevdf", "ext", "saakm")}
+                cmp_ext = compare(s["saakm"], s["ext"], d)
+                cmp_eevdf = compare(s["saakm"], s["eevdf"], d)
+                rows.append({"workload": w, "metric": m, "direction": d, **{c: s[c] for c in s},
+                             "saakm_vs_ext": cmp_ext, "saakm_vs_eevdf": cmp_eevdf})
+                md.append(f"| {DESCR[w]} | {m} | {d} | {cell(s['eevdf'])} | {cell(s['ext'])} | "
+                          f"{cell(s['saakm'])} | {pcell(cmp_ext)} |")
+                chart_rows.append((f"{w}\n{m}", d, s))
+        res["studies"]["main"] = {"env": env, "rows": rows}
+        worse = [r for r in rows if r["saakm_vs_ext"] and r["saakm_vs_ext"]["verdict"] == "worse"]
+        goals.append(("SaaKM FIFO at least as fast as the sched_ext twin on every workload "
+                      "(ratio within the interval or better)",
+                      not worse and bool(rows),
+                      "worse on: " + ", ".join(f"{r['workload']}/{r['metric']}" for r in worse)
+                      if worse else f"{len(rows)} metrics: none significantly worse"))
+        pipe = next((r for r in rows if r["workload"] == "pipe"), None)
+        if pipe and pipe["saakm_vs_eevdf"]:
+            c = pipe["saakm_vs_eevdf"]
+            goals.append(("pipe round trip under SaaKM at most +5% over EEVDF (study c)",
+                          c["pct"] <= 5, f"{c['pct']:+.2f}% ± {c['ci95_pct']:.2f}"))
+        md.append("")
+
+    # --- overhead (a): patched, nothing loaded, vs unpatched -------------------
+    pat = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    van = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    kern = {}
+    for name in sorted(os.listdir(out)):
+        p = os.path.join(out, name)
+        if name.startswith("nopol-patched") or name.startswith("nopol-vanilla"):
+            v, runs, env = load_guest(p)
+            all_runs[name] = runs
+            which = "patched" if "patched" in name else "vanilla"
+            kern[which] = env.get("kernel", "?")
+            merge(pat if which == "patched" else van, v, which)
+    if pat or van:
+        md.append("## Overhead (a): patched kernel, no policy loaded, vs. unpatched 6.12\n")
+        md.append(f"EEVDF only, nothing loaded. Patched: `{kern.get('patched', '?')}` (build/linux), "
+                  f"unpatched: `{kern.get('vanilla', '?')}` (build/linux-vanilla: same tarball and "
+                  "config fragments, no SaaKM patches or files, CONFIG_SCHED_CLASS_SAAKM absent). "
+                  "Guests booted alternately, runs pooled over the boots.\n")
+        md.append("| Workload | Metric | Better | unpatched | patched, no policy | patched vs unpatched |")
+        md.append("|---|---|---|---|---|---|")
+        rows = []
+        for w in METRICS:
+            if w not in pat and w not in van:
+                continue
+            for m, _, d in METRICS[w]:
+                a = stats(pat[w][m].get("patched", []))
+                b = stats(van[w][m].get("vanilla", []))
+                c = compare(a, b, d)
+                rows.append({"workload": w, "metric": m, "direction": d, "patched": a,
+                             "vanilla": b, "patched_vs_vanilla": c})
+                md.append(f"| {DESCR[w]} | {m} | {d} | {cell(b)} | {cell(a)} | {pcell(c)} |")
+        res["studies"]["overhead_nopolicy"] = {"kernels": kern, "rows": rows}
+        ok = all(r["patched_vs_vanilla"] and
+                 (r["patched_vs_vanilla"]["pct"] <= 0.5 if r["direction"] == "lower"
+                  else r["patched_vs_vanilla"]["pct"] >= -0.5) for r in rows)
+        goals.append(("no-policy patched kernel within 0.5% of the unpatched one", ok and bool(rows),
+                      ", ".join(f"{r['workload']}/{r['metric']} {r['patched_vs_vanilla']['pct']:+.2f}% "
+                                f"± {r['patched_vs_vanilla']['ci95_pct']:.2f}" for r in rows
+                                if r["patched_vs_vanilla"])))
+        md.append("")
+
+    # --- overhead (b): 1 vs 8 policies -------------------------------------------
+    gdir = os.path.join(out, "multipol")
+    if os.path.isdir(gdir):
+        vals, runs, env = load_guest(gdir)
+        all_runs["multipol"] = runs
+        md.append("## Overhead (b): 1 vs. 8 SaaKM policies loaded\n")
+        md.append("saakm_fifo alone vs. saakm_fifo registered after 7 idle policies "
+                  "(bench/nullpol), the benchmark's tasks in saakm_fifo; interleaved run by run in one guest.\n")
+        md.append("| Workload | Metric | Better | 1 policy | 8 policies | 8 vs 1 |")
+        md.append("|---|---|---|---|---|---|")
+        rows = []
+        for w in METRICS:
+            if w not in vals:
+                continue
+            for m, _, d in METRICS[w]:
+                a = stats(vals[w][m].get("saakm8", []))
+                b = stats(vals[w][m].get("saakm1", []))
+                c = compare(a, b, d)
+                rows.append({"workload": w, "metric": m, "direction": d, "one": b, "eight": a,
+                             "eight_vs_one": c})
+                md.append(f"| {DESCR[w]} | {m} | {d} | {cell(b)} | {cell(a)} | {pcell(c)} |")
+        res["studies"]["overhead_multipolicy"] = {"env": env, "rows": rows}
+        prim = [r for r in rows if r["eight_vs_one"] and r["metric"] in ("usecs_per_op", "time_s", "p50_us")]
+        ok = all((r["eight_vs_one"]["pct"] <= 1) for r in prim)
+        goals.append(("8 policies loaded cost at most 1% over one", ok and bool(prim),
+                      ", ".join(f"{r['workload']}/{r['metric']} {r['eight_vs_one']['pct']:+.2f}% "
+                                f"± {r['eight_vs_one']['ci95_pct']:.2f}" for r in prim)))
+        md.append("")
+
+    if goals:
+        md.append("## Goals\n")
+        md.append("| Goal | Met? | Figures |")
+        md.append("|---|---|---|")
+        for g, ok, fig in goals:
+            md.append(f"| {g} | {'yes' if ok else '**no**'} | {fig} |")
+        md.append("")
+    res["goals"] = [{"goal": g, "met": ok, "figures": f} for g, ok, f in goals]
+
+    rejected = [(g, r) for g, runs in all_runs.items() for r in runs if not r["valid"]]
+    nruns = sum(len(r) for r in all_runs.values())
+    md.append(f"## Runs\n\n{nruns} runs, {len(rejected)} rejected.")
+    for g, r in rejected:
+        md.append(f"- rejected {g}: {r['workload']}/{r['config']}/{r['rep']} status {r['status']}"
+                  f" {r.get('why', '')} `{r['check']}`")
+    md.append("")
+    res["runs"] = all_runs
+
+    if chart_rows:
+        try:
+            chart(chart_rows, os.path.join(out, "chart.png"), host)
+            md.append("![chart](chart.png)\n")
+        except Exception as e:  # the table matters more than the picture
+            print(f"report: no chart: {e}", file=sys.stderr)
+
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1, default=lambda o: None)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("\n".join(md))
+    print("\n".join(md))
+
+
+def chart(rows, path, host):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cfgs = [("eevdf", "EEVDF", "#888888"), ("ext", "sched_ext twin", "#4C72B0"),
+            ("saakm", "SaaKM FIFO", "#DD8452")]
+    labels, series = [], {c: ([], []) for c, _, _ in cfgs}
+    for label, d, s in rows:
+        base = s.get("eevdf")
+        if not base or not base["mean"]:
+            continue
+        labels.append(label)
+        for c, _, _ in cfgs:
+            x = s.get(c)
+            if not x or not x["mean"]:
+                series[c][0].append(0)
+                series[c][1].append(0)
+                continue
+            # performance relative to EEVDF, >1 is better whatever the direction
+            rel = x["mean"] / base["mean"] if d == "higher" else base["mean"] / x["mean"]
+            err = rel * (x["ci95"] / x["mean"]) if x["n"] > 1 else 0
+            series[c][0].append(rel)
+            series[c][1].append(0 if math.isnan(err) else err)
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(labels) + 2), 4.8))
+    width = 0.27
+    for i, (c, name, color) in enumerate(cfgs):
+        xs = [j + (i - 1) * width for j in range(len(labels))]
+        ax.bar(xs, series[c][0], width, yerr=series[c][1], label=name, color=color, capsize=2)
+    ax.axhline(1.0, color="black", linewidth=0.6)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_ylabel("performance relative to EEVDF (>1 better)")
+    ax.set_title(f"SaaKM FIFO vs sched_ext twin vs EEVDF — {host.get('mode', '?')} mode, "
+                 f"{host.get('cpus', '?')} vCPUs, mean ± 95% CI")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
