@@ -63,6 +63,23 @@ wait_for() {
 # Path of the repository, as seen in the guest (the host fs is shared).
 SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 
+# SaaKM log checks look only at kernel messages stamped after this test
+# started (an earlier test may eject policies on purpose). printk stamps
+# and /proc/uptime both count from boot.
+SAAKM_LOG_SINCE=$(cut -d' ' -f1 /proc/uptime)
+
+# saakm_log_clean: ok if no SaaKM policy error or refused transition was
+# logged since this test started.
+saakm_log_clean() {
+	_errs=$(dmesg | awk -v t="$SAAKM_LOG_SINCE" '{ s = $0; sub(/^\[ */, "", s); if (s + 0 >= t) print }' |
+		grep -E 'saakm: policy .*(invalid transition|\) error: )')
+	if [ -n "$_errs" ]; then
+		not_ok "no SaaKM error in the kernel log" "$(echo "$_errs" | head -1)"
+	else
+		ok "no SaaKM error in the kernel log"
+	fi
+}
+
 done_testing() {
 	echo "1..$TAP_N"
 	if [ "$TAP_FAILED" -gt 0 ]; then exit 1; fi

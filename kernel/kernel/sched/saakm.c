@@ -321,8 +321,6 @@ static void set_next_task_saakm(struct rq *rq, struct task_struct *p, bool first
 	/* Joined a policy while running: it is the policy's RUNNING task now. */
 	if (p->saakm.state == SAAKM_NOT_QUEUED)
 		saakm_force_state(p, SAAKM_RUNNING);
-	if (first)
-		p->saakm.run_start = rq_clock_task(rq);
 }
 
 #ifdef CONFIG_SMP
@@ -528,7 +526,7 @@ static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
 		return;
 	if (unlikely(saakm_bypassing(pol))) {
 		if (!list_empty(&pol_pcpu(pol, cpu_of(rq))->preempted) &&
-		    rq_clock_task(rq) - p->saakm.run_start >= SAAKM_BYPASS_SLICE_NS) {
+		    saakm_running_ns(p) >= SAAKM_BYPASS_SLICE_NS) {
 			p->saakm.flags |= SAAKM_TF_ROTATE;
 			resched_curr(rq);
 		}

@@ -208,6 +208,8 @@ void saakm_force_state(struct task_struct *p, enum saakm_task_state state)
 	/* READY_TICK -> READY only relabels a task that stays queued. */
 	if (!(saakm_is_ready(p->saakm.state) && saakm_is_ready(state)))
 		leave_state(p);
+	if (state == SAAKM_RUNNING && p->saakm.state != SAAKM_RUNNING)
+		p->saakm.run_start = p->se.sum_exec_runtime;
 	p->saakm.state = state;
 }
 
@@ -282,6 +284,7 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 		se->ready_at = jiffies;
 	} else if (state == SAAKM_RUNNING) {
 		se->cpu = cpu;
+		se->run_start = p->se.sum_exec_runtime;
 	}
 }
 EXPORT_SYMBOL_GPL(saakm_change_state);
@@ -964,17 +967,21 @@ bool saakm_can_migrate(struct task_struct *p, int dst_cpu)
 EXPORT_SYMBOL_GPL(saakm_can_migrate);
 
 /**
- * saakm_running_ns - how long the task has been running since it was picked
+ * saakm_running_ns - CPU time used since the task last became RUNNING
  * @p: a RUNNING task, its rq locked (e.g. in tick())
  *
- * Return: nanoseconds of task clock since @p was last picked, 0 if it is not
+ * Counts only time actually spent on the CPU: while a higher class holds
+ * the CPU, the clock stops, so a task preempted often still reaches the end
+ * of its slice.
+ *
+ * Return: nanoseconds of execution since @p became RUNNING, 0 if it is not
  * running.
  */
 u64 saakm_running_ns(struct task_struct *p)
 {
 	if (p->saakm.state != SAAKM_RUNNING)
 		return 0;
-	return task_rq(p)->clock_task - p->saakm.run_start;
+	return p->se.sum_exec_runtime - p->saakm.run_start;
 }
 EXPORT_SYMBOL_GPL(saakm_running_ns);
 

@@ -12,7 +12,8 @@
  * Read the counters from /sys/module/saakm_probe/parameters/counts (one
  * number per event, in the order of the "events" parameter). checkparam_attr
  * rejects an attribute blob starting with 'X' with -EINVAL; setparam_attr
- * stores the last nice value and blob size it saw.
+ * stores the last nice value and blob size it saw. With unprivileged=1 any
+ * user may move their own tasks to it.
  */
 #include <linux/module.h>
 #include <linux/saakm.h>
@@ -29,6 +30,9 @@ module_param(events, charp, 0444);
 static unsigned long counts[NR_COUNTS];
 static int nr_counts = NR_COUNTS;
 module_param_array(counts, ulong, &nr_counts, 0444);
+
+static bool unprivileged;
+module_param(unprivileged, bool, 0444);
 
 static int last_nice = 100;
 module_param(last_nice, int, 0444);
@@ -241,6 +245,7 @@ static int __init saakm_probe_init(void)
 
 	for_each_possible_cpu(cpu)
 		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
+	probe_policy.unprivileged = unprivileged;
 	id = saakm_register_policy(&probe_policy);
 	return id < 0 ? id : 0;
 }

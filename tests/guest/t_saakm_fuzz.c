@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A bounded fuzzer of sched_setattr()/sched_getattr() for SCHED_SAAKM:
+ * random sizes, policies, flags, ids, attribute blobs (including NULL,
+ * unmapped, kernel and huge ones) and target pids, from two threads, while
+ * a third switches one task back and forth between two policies and a
+ * fourth loads and unloads one of them. Every call must return success or a
+ * documented errno; the kernel must stay clean and every task consistent.
+ * SAAKM_FUZZ_ITERS sets the number of calls per thread (default 20000).
+ */
+#include "saakm_test.h"
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+
+#define NR_TARGETS 4
+#define MAX_ERRNO 200
+
+static pid_t targets[NR_TARGETS];
+static int iters = 20000;
+static volatile int stop;
+static int fifo_id, probe_id;
+static unsigned long hist[MAX_ERRNO + 1];	/* [0] success, [e] errno e */
+static unsigned char *blob, *unmapped;
+static const char *probe_ko;
+
+/* EOPNOTSUPP: utilization clamping requested on a kernel without it. */
+static const int allowed[] = { 0, EINVAL, E2BIG, EFAULT, ESRCH, EPERM, EBUSY, EOPNOTSUPP };
+
+static unsigned int rnd(unsigned int *seed, unsigned int n)
+{
+	return rand_r(seed) % n;
+}
+
+static void record(int ret)
+{
+	int e = ret < 0 ? -ret : ret;
+
+	__atomic_fetch_add(&hist[e > MAX_ERRNO ? MAX_ERRNO : e], 1, __ATOMIC_RELAXED);
+}
+
+static pid_t pick_pid(unsigned int *seed)
+{
+	switch (rnd(seed, 6)) {
+	case 0:
+		return 999999;		/* no such task */
+	case 1:
+		return -rnd(seed, 3);	/* 0 would be this thread: only 0 and below */
+	default:
+		return targets[rnd(seed, NR_TARGETS)];
+	}
+}
+
+static uint64_t pick_ptr(unsigned int *seed)
+{
+	switch (rnd(seed, 6)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)unmapped;
+	case 2:
+		return 0xffffffff81000000ULL;
+	case 3:
+		return 1;
+	default:
+		return (uintptr_t)blob;
+	}
+}
+
+static void fuzz_setattr(unsigned int *seed)
+{
+	static const uint32_t sizes[] = { 0, 1, 30, 47, 48, 56, 64, 71, 72, 80, 4096, 4097, 8192 };
+	static const int policies[] = { 0, 3, 5, 8, 8, 8, 8, 7, 1, 2, 6, 9, -1 };
+	uint32_t ids[] = { 0, fifo_id, probe_id, fifo_id, probe_id, 9999, 0xffffffff };
+	uint32_t blob_sizes[] = { 0, 0, 1, 5, 4096, 4097, 1u << 30 };
+	unsigned char buf[8192] = { 0 };
+	struct saakm_sched_attr *a = (void *)buf;
+	pid_t pid = pick_pid(seed);
+	int ret;
+
+	if (pid == 0)
+		pid = targets[0];
+	a->size = sizes[rnd(seed, sizeof(sizes) / sizeof(sizes[0]))];
+	a->sched_policy = policies[rnd(seed, sizeof(policies) / sizeof(policies[0]))];
+	a->sched_flags = rnd(seed, 4) ? 0 : rnd(seed, 0x80);
+	a->sched_nice = (int)rnd(seed, 50) - 25;
+	a->sched_priority = rnd(seed, 4) ? 0 : rnd(seed, 120);
+	if (a->sched_policy == 6 && rnd(seed, 2)) {	/* sometimes a valid deadline task */
+		a->sched_runtime = 1000000;
+		a->sched_deadline = a->sched_period = 100000000;
+	}
+	a->sched_saakm_id = ids[rnd(seed, sizeof(ids) / sizeof(ids[0]))];
+	a->sched_saakm_attr_size = blob_sizes[rnd(seed, sizeof(blob_sizes) / sizeof(blob_sizes[0]))];
+	a->sched_saakm_attr = pick_ptr(seed);
+	if (!rnd(seed, 8))
+		buf[100 + rnd(seed, 4000)] = 1;	/* non-zero bytes past the struct */
+	ret = syscall(SYS_sched_setattr, pid, a, rnd(seed, 8) ? 0 : rnd(seed, 4)) ? -errno : 0;
+	record(ret);
+}
+
+static void fuzz_getattr(unsigned int *seed)
+{
+	static const unsigned int sizes[] = { 0, 30, 48, 56, 72, 80, 4096, 8192 };
+	unsigned char buf[8192];
+	void *p = rnd(seed, 6) ? (void *)buf : (rnd(seed, 2) ? NULL : (void *)unmapped);
+	pid_t pid = pick_pid(seed);
+	int ret;
+
+	ret = syscall(SYS_sched_getattr, pid, p, sizes[rnd(seed, 8)], rnd(seed, 8) ? 0 : 1) ? -errno : 0;
+	record(ret);
+}
+
+static void *fuzzer(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg;
+
+	for (int i = 0; i < iters; i++) {
+		if (rnd(&seed, 3))
+			fuzz_setattr(&seed);
+		else
+			fuzz_getattr(&seed);
+	}
+	return NULL;
+}
+
+/* Switch one task between the two policies as fast as possible. */
+static void *switcher(void *arg __attribute__((unused)))
+{
+	for (int i = 0; !stop; i++)
+		record(saakm_join(targets[0], i & 1 ? probe_id : fifo_id, 0));
+	return NULL;
+}
+
+/* Unload and reload probe under the fuzzers' feet. */
+static void *reloader(void *arg __attribute__((unused)))
+{
+	while (!stop) {
+		usleep(200000);
+		syscall(SYS_delete_module, "saakm_probe", O_NONBLOCK);
+		usleep(50000);
+		int fd = open(probe_ko, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			syscall(SYS_finit_module, fd, "", 0);
+			close(fd);
+		}
+		probe_id = policy_id("probe");
+	}
+	return NULL;
+}
+
+static int sleeper(long unused __attribute__((unused)))
+{
+	for (;;) {
+		spin_for(0.0002);
+		usleep(2000);
+	}
+	return 0;
+}
+
+static int is_allowed(int e)
+{
+	for (unsigned int i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (allowed[i] == e)
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	static char path[512];
+	pthread_t fz[2], sw, rl;
+	int ok, bad = 0;
+	unsigned long total = 0;
+
+	if (getenv("SAAKM_FUZZ_ITERS"))
+		iters = atoi(getenv("SAAKM_FUZZ_ITERS"));
+	snprintf(path, sizeof(path), "%s/tests/modules/saakm_probe/saakm_probe.ko",
+		 getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".");
+	probe_ko = path;
+	blob = malloc(65536);
+	memset(blob, 'a', 65536);
+	unmapped = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	fifo_id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
+	probe_id = load_policy("probe", "tests/modules/saakm_probe/saakm_probe.ko", NULL);
+	TAP_CHECK(fifo_id > 0 && probe_id > 0, "fifo and probe loaded");
+	for (int i = 0; i < NR_TARGETS; i++)
+		targets[i] = spawn(sleeper, 0);
+
+	double t0 = now_s();
+
+	pthread_create(&sw, NULL, switcher, NULL);
+	pthread_create(&rl, NULL, reloader, NULL);
+	for (int t = 0; t < 2; t++)
+		pthread_create(&fz[t], NULL, fuzzer, (void *)(uintptr_t)(0x5aa + t));
+	for (int t = 0; t < 2; t++)
+		pthread_join(fz[t], NULL);
+	stop = 1;
+	pthread_join(sw, NULL);
+	pthread_join(rl, NULL);
+
+	printf("# %d fuzzed calls per thread x 2 in %.1f s; errno histogram:", iters, now_s() - t0);
+	for (int e = 0; e <= MAX_ERRNO; e++) {
+		if (!hist[e])
+			continue;
+		total += hist[e];
+		printf(" %s=%lu", e ? strerror(e) : "success", hist[e]);
+		if (!is_allowed(e))
+			bad++;
+	}
+	printf(" (total %lu)\n", total);
+	TAP_CHECK(bad == 0, "every call returned success or a documented errno");
+
+	ok = 1;
+	for (int i = 0; i < NR_TARGETS; i++) {
+		int pol = sched_getscheduler(targets[i]), id = saakm_id_of(targets[i]);
+
+		if (pol < 0 || (pol == SCHED_SAAKM && id != fifo_id && id != probe_id))
+			ok = 0;
+		printf("# target %d: policy %d, saakm id %d\n", targets[i], pol, id);
+	}
+	TAP_CHECK(ok, "every target is alive in a consistent state");
+	TAP_CHECK(unload_module("saakm_fifo") == 0, "rmmod saakm_fifo");
+	unload_module("saakm_probe");
+	ok = 1;
+	for (int i = 0; i < NR_TARGETS; i++) {
+		int pol = sched_getscheduler(targets[i]);
+
+		ok &= pol != SCHED_SAAKM && pol >= 0;
+		kill(targets[i], SIGKILL);
+		waitpid(targets[i], NULL, 0);
+	}
+	TAP_CHECK(ok, "no target is left in SCHED_SAAKM after unloading");
+	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
+	return tap_done();
+}

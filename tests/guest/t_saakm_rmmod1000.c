@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unloading a policy with 1,000 tasks attached (threads, sleeping and
+ * waking): none is lost, all end in SCHED_NORMAL and finish.
+ */
+#include "saakm_test.h"
+#include <pthread.h>
+
+#define NR 1000
+
+static volatile int stop;
+static pid_t tids[NR];
+
+static void *thread_fn(void *arg)
+{
+	long i = (long)arg;
+
+	tids[i] = gettid();
+	while (!stop)
+		usleep(50000);
+	return NULL;
+}
+
+int main(void)
+{
+	pthread_t th[NR];
+	pthread_attr_t attr;
+	int id, joined = 0, created = 0, normal = 0;
+
+	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
+	TAP_CHECK(id > 0, "fifo loaded");
+	if (id <= 0)
+		return tap_done();
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (long i = 0; i < NR; i++)
+		created += !pthread_create(&th[i], &attr, thread_fn, (void *)i);
+	TAP_CHECK(created == NR, "1000 threads created");
+	for (int t = 0; t < 500; t++) {
+		int seen = 0;
+
+		for (int i = 0; i < NR; i++)
+			seen += tids[i] != 0;
+		if (seen == NR)
+			break;
+		usleep(10000);
+	}
+	for (int i = 0; i < NR; i++)
+		joined += tids[i] && !saakm_join(tids[i], id, 0);
+	TAP_CHECK(joined == NR && policy_tasks("fifo") == NR, "1000 tasks attached to fifo");
+	usleep(300000);
+
+	double t0 = now_s();
+
+	TAP_CHECK(unload_module("saakm_fifo") == 0, "rmmod saakm_fifo with 1000 tasks attached");
+	printf("# rmmod took %.0f ms\n", (now_s() - t0) * 1000);
+	for (int i = 0; i < NR; i++)
+		normal += sched_getscheduler(tids[i]) == SCHED_OTHER;
+	TAP_CHECK(normal == NR, "all 1000 tasks are in SCHED_NORMAL");
+	stop = 1;
+	for (int i = 0; i < NR; i++)
+		pthread_join(th[i], NULL);
+	tap_ok("all 1000 tasks finish: none lost");
+	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
+	return tap_done();
+}

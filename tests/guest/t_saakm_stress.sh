@@ -1,0 +1,22 @@
+#!/bin/sh
+# The sched_ext CI smoke test, for SaaKM: stress-ng --aggressive CPU, fork
+# and affinity stressors under the FIFO policy for SAAKM_STRESS_SECS (45 by
+# default); the policy must still be healthy (enabled, no error) at the end.
+# saakm-test: timeout=240
+. "$(dirname "$0")/lib.sh"
+
+saakm=$SAAKM_ROOT/build/tools/saakm
+secs=${SAAKM_STRESS_SECS:-45}
+
+check "insmod saakm_fifo" insmod "$SAAKM_ROOT/policies/fifo/saakm_fifo.ko"
+check "stress-ng --aggressive cpu/fork/affinity for ${secs}s under fifo" \
+	"$saakm" run -p fifo -- stress-ng --aggressive --cpu 2 --fork 2 --affinity 2 \
+	--timeout "${secs}s" --temp-path /tmp --quiet
+state=$(awk '$2 == "fifo" { print $4 }' /proc/saakm/policies)
+[ "$state" = enabled ] && ok "fifo still enabled" || not_ok "fifo still enabled" "state: ${state:-gone}; $(cat /proc/saakm/errors)"
+grep -q '^fifo .*bad_transitions=0$' /proc/saakm/events && ok "no bad transition" ||
+	not_ok "no bad transition"
+diag "$(grep '^fifo' /proc/saakm/events | tr ' ' '\n' | grep -E 'new_place|unblock_place|schedule|migrated' | tr '\n' ' ')"
+check "rmmod saakm_fifo" rmmod saakm_fifo
+saakm_log_clean
+done_testing
