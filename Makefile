@@ -31,7 +31,7 @@ TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Ikernel/include/uapi
 help:
 	@echo "SaaKM targets:"
 	@echo "  make demo        build, boot a guest, load a module, run hackbench, print results"
-	@echo "  make test        build and run the whole test suite (T='name ...' selects tests)"
+	@echo "  make test        the whole suite on the normal, then the debug kernel (T='name ...' selects tests, DEBUG=0 skips the debug pass)"
 	@echo "  make vm          interactive shell in a guest running the built kernel"
 	@echo "  make setup       install apt packages and virtme-ng (build/venv); idempotent"
 	@echo "  make kernel      extract, patch, configure and build build/linux"
@@ -65,7 +65,7 @@ tools:
 
 test-progs: $(TESTBIN) bench-progs
 
-$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h
+$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h
 	@mkdir -p $(@D)
 	@echo "test-progs: $@"
 	@$(CC) $(TESTCFLAGS) -o $@ $<
@@ -74,7 +74,7 @@ $(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h
 test: kernel tools
 	@$(MAKE) -s modules KEEP_GOING=1 SKIP_KERNEL=1
 	@$(MAKE) -s -k test-progs || echo "test-progs: some C tests did not compile; they will be reported as failed"
-	@bash tests/run.sh --no-build $(foreach t,$(T),-t $(t))
+	@bash tests/all.sh $(foreach t,$(T),-t $(t))
 
 demo: modules tools
 	@bash scripts/demo.sh

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Build the SaaKM guest kernel in build/linux.
+# Build the SaaKM guest kernel in build/linux (KERNEL_VARIANT=debug: build/linux-debug).
 #
 #   1. extract Debian's linux-source-6.12 tarball (only when the tarball, the
 #      patch series or the config fragments changed: their hash is the stamp)
@@ -30,13 +30,20 @@ OVERLAY_LIST=$KDIR/.saakm-overlay
 mkdir -p "$BUILD_DIR" "$LOG_DIR"
 [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL missing: run 'make setup' (package linux-source-6.12)"
 
+# The debug variant adds its fragments after the normal ones.
+variant_frags=()
+if [ "${KERNEL_VARIANT:-}" = debug ]; then
+	for f in "$KSRC"/configs/debug/*.config; do [ -f "$f" ] && variant_frags+=("$f"); done
+fi
+KREL=${KDIR#"$SAAKM_ROOT"/}
+
 # --- 1. stamp -----------------------------------------------------------------
 stamp_inputs() {
 	# tarball identity: package version when known, plus size and mtime
 	dpkg-query -W -f='${Version}\n' linux-source-6.12 2>/dev/null || true
 	stat -c '%n %s %Y' "$KERNEL_TARBALL"
 	local f
-	for f in "$KSRC"/patches/* "$KSRC"/configs/*; do
+	for f in "$KSRC"/patches/* "$KSRC"/configs/* "${variant_frags[@]}"; do
 		[ -f "$f" ] || continue
 		printf '%s ' "${f#"$KSRC"/}"
 		sha256sum <"$f"
@@ -59,7 +66,7 @@ fi
 
 if [ -n "$FORCE" ] || [ "$want_stamp" != "$have_stamp" ] || [ ! -f "$KDIR/Makefile" ]; then
 	t0=$SECONDS
-	log "kernel: extracting $(basename "$KERNEL_TARBALL") into build/linux (tarball, patches or configs changed)"
+	log "kernel: extracting $(basename "$KERNEL_TARBALL") into $KREL (tarball, patches or configs changed)"
 	rm -rf "$KDIR.new" "$KDIR"
 	mkdir -p "$KDIR.new"
 	tar -xf "$KERNEL_TARBALL" -C "$KDIR.new" --strip-components=1
@@ -90,6 +97,7 @@ if [ -n "$FORCE" ] || [ "$want_stamp" != "$have_stamp" ] || [ ! -f "$KDIR/Makefi
 	log "kernel: configuring (allnoconfig + kernel/configs/*.config)"
 	frags=()
 	for f in "$KSRC"/configs/*.config; do [ -f "$f" ] && frags+=("$f"); done
+	frags+=("${variant_frags[@]}")
 	{
 		kmake allnoconfig
 		(cd "$KDIR" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m .config "${frags[@]}")
@@ -100,13 +108,19 @@ if [ -n "$FORCE" ] || [ "$want_stamp" != "$have_stamp" ] || [ ! -f "$KDIR/Makefi
 	# Symbols that are not in the tree yet (e.g. before the class lands) are
 	# warnings, not failures.
 	missing=0
-	for f in "${frags[@]}"; do
+	# A later fragment overrides an earlier one: check each symbol once,
+	# against the last fragment that sets it.
+	declare -A checked=()
+	for ((i = ${#frags[@]} - 1; i >= 0; i--)); do
+		f=${frags[i]}
 		while IFS= read -r line; do
 			case $line in
 			CONFIG_*=*) sym=${line%%=*}; want=$line ;;
 			"# CONFIG_"*" is not set") sym=${line#\# }; sym=${sym%% *}; want="" ;;
 			*) continue ;;
 			esac
+			[ -n "${checked[$sym]:-}" ] && continue
+			checked[$sym]=1
 			got=$(grep -E "^($sym=|# $sym is not set)" "$KDIR/.config" || true)
 			if [ -z "$want" ]; then
 				case $got in "" | "# $sym is not set") continue ;; esac
@@ -142,7 +156,7 @@ log "kernel: overlay: $(wc -l <"$OVERLAY_LIST") file(s), $copied updated"
 [ -n "$PREPARE_ONLY" ] && exit 0
 
 # --- 5. build -----------------------------------------------------------------
-BUILD_LOG=$LOG_DIR/kernel-build.log
+BUILD_LOG=$LOG_DIR/kernel-build${KERNEL_VARIANT:+-$KERNEL_VARIANT}.log
 t0=$SECONDS
 marker=$(mktemp)
 log "kernel: building bzImage and modules with CC=\"$KCC\" -j$JOBS (log: ${BUILD_LOG#"$SAAKM_ROOT"/})"
@@ -169,4 +183,4 @@ if [ "$rc" -ne 0 ]; then
 	grep -E -B2 -A4 'error:|Error [0-9]' "$BUILD_LOG" | tail -40 >&2 || tail -40 "$BUILD_LOG" >&2
 	die "kernel build failed after $(fmt_secs $((SECONDS - t0))), full log: $BUILD_LOG"
 fi
-log "kernel: built $(grep -o '"[^"]*"' "$KDIR/include/config/kernel.release" 2>/dev/null || cat "$KDIR/include/config/kernel.release") in $(fmt_secs $((SECONDS - t0))): build/linux/arch/x86/boot/bzImage"
+log "kernel: built $(grep -o '"[^"]*"' "$KDIR/include/config/kernel.release" 2>/dev/null || cat "$KDIR/include/config/kernel.release") in $(fmt_secs $((SECONDS - t0))): $KREL/arch/x86/boot/bzImage"

@@ -3,7 +3,13 @@
 
 SAAKM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$SAAKM_ROOT/build}
-KDIR=${KDIR:-$BUILD_DIR/linux}
+# KERNEL_VARIANT=debug selects the debug kernel (kernel/configs/debug/ on top
+# of the normal fragments), built in its own tree.
+case ${KERNEL_VARIANT:-} in
+debug) KDIR=${KDIR:-$BUILD_DIR/linux-debug} ;;
+"") KDIR=${KDIR:-$BUILD_DIR/linux} ;;
+*) echo "error: unknown KERNEL_VARIANT '$KERNEL_VARIANT' (use debug or nothing)" >&2; exit 2 ;;
+esac
 LOG_DIR=${LOG_DIR:-$BUILD_DIR/logs}
 RESULTS_DIR=${RESULTS_DIR:-$BUILD_DIR/results}
 VENV=${VENV:-$BUILD_DIR/venv}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SaaKM test runner (host side).
 #
-#   tests/run.sh [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N]
+#   tests/run.sh [-t SUBSTRING]... [--no-build] [--no-host] [--timeout SECS] [--cpus N]
 #
 # 1. builds the kernel, modules and C tests (make), unless --no-build
 # 2. runs the host tests tests/host/t_*.sh
@@ -14,17 +14,27 @@
 # A guest that dies or times out fails every test that has no result; a
 # kernel problem in the console log (WARNING, BUG, lockdep, ...) is a failed
 # "guest_console" test. Exit status: 0 only if nothing failed.
+#
+# With KERNEL_VARIANT=debug the guest boots the debug kernel
+# (build/linux-debug), test names are prefixed "debug/", and the SAAKM_*
+# scale variables below are passed into the guest.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 sel=()
 build=1
+host=1
 timeout_s=${TIMEOUT:-900}
+[ "${KERNEL_VARIANT:-}" = debug ] && timeout_s=${TIMEOUT:-2400}
+label=${KERNEL_VARIANT:+$KERNEL_VARIANT/}
+# Scale knobs read by guest tests (see tests/guest/*), forwarded as is.
+guest_env=$(env | grep -E '^SAAKM_(CYCLES|STRESS_SECS|FUZZ_ITERS|TIMEOUT_SCALE|DEBUG_PASS)=[0-9]+$' | tr '\n' ' ')
 cpus=${CPUS:-2}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) sel+=("$2"); shift ;;
 	--no-build) build= ;;
+	--no-host) host= ;;
 	--timeout) timeout_s=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	-h | --help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
@@ -62,9 +72,9 @@ is_selected() { # name opt_in
 # verdict STATUS NAME [DETAIL]: print one line and count it
 verdict() {
 	case $1 in
-	ok) passed=$((passed + 1)); printf 'PASS  %s%s\n' "$2" "${3:+  ($3)}" ;;
-	skip) skipped=$((skipped + 1)); printf 'SKIP  %s%s\n' "$2" "${3:+  ($3)}" ;;
-	*) failed=$((failed + 1)); failures+=("$2"); printf 'FAIL  %s%s\n' "$2" "${3:+  ($3)}" ;;
+	ok) passed=$((passed + 1)); printf 'PASS  %s%s\n' "$label$2" "${3:+  ($3)}" ;;
+	skip) skipped=$((skipped + 1)); printf 'SKIP  %s%s\n' "$label$2" "${3:+  ($3)}" ;;
+	*) failed=$((failed + 1)); failures+=("$label$2"); printf 'FAIL  %s%s\n' "$label$2" "${3:+  ($3)}" ;;
 	esac
 }
 
@@ -74,7 +84,7 @@ show_log() { # file: the end of a failed test's output, indented
 
 # --- host tests -------------------------------------------------------------------
 for f in "$SAAKM_ROOT"/tests/host/t_*.sh; do
-	[ -f "$f" ] || continue
+	[ -f "$f" ] && [ -n "$host" ] || continue
 	name=$(basename "$f" .sh)
 	name=${name#t_}
 	opt_in=0
@@ -122,12 +132,12 @@ done
 if [ ${#guest_tests[@]} -gt 0 ]; then
 	printf '%s\n' "${guest_tests[@]}" >"$res/tests"
 	console=$LOG_DIR/test-$run_id.console.log
-	echo "test: booting a guest for ${#guest_tests[@]} test(s) ($cpus vCPUs, TCG, timeout ${timeout_s}s)"
+	echo "test: booting a guest for ${#guest_tests[@]} test(s) (${KERNEL_VARIANT:-normal} kernel, $cpus vCPUs, TCG, timeout ${timeout_s}s)"
 	t0=$SECONDS
 	boot_start=$(date +%s.%N)
 	bash "$SAAKM_ROOT/scripts/vm.sh" --cpus "$cpus" --timeout "$timeout_s" --rwdir "$res" \
 		--log "$console" --filter '^(ok|not ok) [0-9]+ ' \
-		--exec "tests/guest/run-suite.sh '$res'" | sed -u 's/^/  guest: /'
+		--exec "${guest_env}tests/guest/run-suite.sh '$res'" | sed -u 's/^/  guest: /'
 	vm_rc=${PIPESTATUS[0]}
 	boot=
 	[ -f "$res/suite-started" ] &&

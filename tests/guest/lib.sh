@@ -11,7 +11,9 @@
 # 1 otherwise. A script that exits without done_testing is judged by its
 # exit status alone. Tags read by the suite runner go in comments:
 #   # saakm-test: opt-in       run only when selected by name (-t)
-#   # saakm-test: timeout=N    seconds before the test is killed (default 120)
+#   # saakm-test: timeout=N    seconds before the test is killed (default 120,
+#                              times SAAKM_TIMEOUT_SCALE)
+#   # saakm-test: normal-only  skipped on the debug kernel (benchmarks)
 # shellcheck shell=sh
 
 TAP_N=0

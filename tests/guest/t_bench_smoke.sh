@@ -4,6 +4,7 @@
 # tasks are checked to be in the intended class, so `make bench` can never
 # silently measure the wrong scheduler.
 # saakm-test: timeout=300
+# saakm-test: normal-only
 . "$(dirname "$0")/lib.sh"
 
 B=$SAAKM_ROOT/build/bench
