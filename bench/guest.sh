@@ -113,10 +113,10 @@ case " $workloads " in *" pipe "* | *" messaging "*)
 esac
 
 # --- schedulers ---------------------------------------------------------------
-fifo_ko=$root/policies/fifo/saakm_fifo.ko
-null_ko=$root/bench/nullpol/saakm_nullpol.ko
+fifo_ko=${BENCH_FIFO_KO:-$root/policies/fifo/saakm_fifo.ko}
+null_ko=${BENCH_NULL_KO:-$root/bench/nullpol/saakm_nullpol.ko}
 ext_pid=
-nr_policies() { grep -c '^ *[0-9]' /proc/saakm/policies 2>/dev/null || echo 0; }
+nr_policies() { _n=$(grep -c '^ *[0-9]' /proc/saakm/policies 2>/dev/null); echo "${_n:-0}"; }
 fifo_was_loaded=
 grep -qw fifo /proc/saakm/policies 2>/dev/null && fifo_was_loaded=1
 load_fifo() {

@@ -4,8 +4,11 @@
 #
 #   bench/run.sh [--study main|overhead|all] [--mode icount|realtime]
 #                [--cpus N] [--reps N] [--workloads "a b"] [--smoke]
-#                [--out DIR] [--timeout SECS]
+#                [--out DIR] [--timeout SECS] [--local]
 #
+# --local runs the in-guest part (bench/guest.sh) on this machine instead of
+# in a QEMU guest: for bare metal booted into a kernel with the combined
+# patch (make patch), as root. Only the main and multi-policy studies.
 # main      one guest: saakm_fifo and its sched_ext twin ext_fifo loaded,
 #           EEVDF / ext / SaaKM interleaved run by run for every workload,
 #           repeated --reps times (order rotated each repetition).
@@ -30,6 +33,7 @@ workloads=${BENCH_WORKLOADS:-}
 size=full
 out=
 timeout_s=${BENCH_TIMEOUT:-3600}
+local_run=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--study) study=$2; shift ;;
@@ -40,12 +44,14 @@ while [ $# -gt 0 ]; do
 	--smoke) size=smoke ;;
 	--out) out=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
+	--local) local_run=1 ;;
 	-h | --help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
 done
 case $mode in icount | realtime) ;; *) die "--mode icount|realtime" ;; esac
+[ -z "$local_run" ] || mode=bare-metal
 [ -n "$out" ] || out=$BUILD_DIR/bench/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -63,15 +69,34 @@ host=$(uname -r)
 date=$(date -Is)
 EOT
 
-# the guest runs this snapshot, so bench/ can be edited while a run goes on
+# The guests run snapshots of the script, the kernels and the modules, so
+# bench/ can be edited and the kernel rebuilt while a run goes on.
 cp "$root/bench/guest.sh" "$out/guest.sh"
+snap_kernel() { # NAME TREE -> prints the snapshot directory
+	local d=$out/kernels/$1
+	mkdir -p "$d/arch/x86/boot"
+	cp "$2/arch/x86/boot/bzImage" "$d/arch/x86/boot/bzImage" || die "no kernel in $2"
+	cp "$2/.config" "$d/.config" 2>/dev/null
+	echo "$d"
+}
+mkdir -p "$out/modules"
+cp "$root/policies/fifo/saakm_fifo.ko" "$out/modules/" 2>/dev/null
+cp "$root/bench/nullpol/saakm_nullpol.ko" "$out/modules/" 2>/dev/null
+[ -n "$local_run" ] || KDIR=$(snap_kernel patched "$KDIR")
+export BENCH_FIFO_KO=$out/modules/saakm_fifo.ko BENCH_NULL_KO=$out/modules/saakm_nullpol.ko
 rc=0
 # guest NAME KERNEL_DIR ENV...: boot one guest running bench/guest.sh into $out/NAME
 guest() {
 	local name=$1 kdir=$2
 	shift 2
-	log "bench: guest '$name' ($cpus vCPUs, $mode, kernel ${kdir#"$root"/})"
-	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps $*"
+	[ -n "$local_run" ] || log "bench: guest '$name' ($cpus vCPUs, $mode, kernel ${kdir#"$root"/})"
+	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps BENCH_FIFO_KO='$BENCH_FIFO_KO' BENCH_NULL_KO='$BENCH_NULL_KO' $*"
+	if [ -n "$local_run" ]; then
+		log "bench: running '$name' on this machine ($(uname -r), $(nproc) CPUs)"
+		eval "env $envs sh '$out/guest.sh' '$out/$name'" 2>&1 | tee "$out/$name.console.log" | grep '^bench: '
+		[ -f "$out/$name/done" ] && [ ! -f "$out/$name/error" ] || rc=1
+		return
+	fi
 	bash "$root/scripts/vm.sh" "${vmopts[@]}" -k "$kdir" -l "$out/$name.console.log" \
 		-e "env $envs sh '$out/guest.sh' '$out/$name'"
 	local st=$?
@@ -86,12 +111,17 @@ if [ "$study" = main ] || [ "$study" = all ]; then
 fi
 if [ "$study" = overhead ] || [ "$study" = all ]; then
 	ow=${BENCH_OVERHEAD_WORKLOADS:-pipe hackbench_proc messaging}
-	[ -f "$BUILD_DIR/linux-vanilla/arch/x86/boot/bzImage" ] || die "no unpatched kernel: run bench/build-vanilla.sh"
-	half=$(( (reps + 1) / 2 ))
-	for i in 1 2; do
-		guest "nopol-patched-$i" "$KDIR" BENCH_REPS=$half BENCH_CONFIGS=nopol BENCH_WORKLOADS="'$ow'"
-		guest "nopol-vanilla-$i" "$BUILD_DIR/linux-vanilla" BENCH_REPS=$half BENCH_CONFIGS=nopol BENCH_WORKLOADS="'$ow'"
-	done
+	if [ -n "$local_run" ]; then
+		log "bench: --local: skipping patched-vs-unpatched (needs two kernels; boot each and run --study main)"
+	else
+		[ -f "$BUILD_DIR/linux-vanilla/arch/x86/boot/bzImage" ] || die "no unpatched kernel: run bench/build-vanilla.sh"
+		vdir=$(snap_kernel vanilla "$BUILD_DIR/linux-vanilla")
+		half=$(( (reps + 1) / 2 ))
+		for i in 1 2; do
+			guest "nopol-patched-$i" "$KDIR" BENCH_REPS=$half BENCH_CONFIGS=nopol BENCH_WORKLOADS="'$ow'"
+			guest "nopol-vanilla-$i" "$vdir" BENCH_REPS=$half BENCH_CONFIGS=nopol BENCH_WORKLOADS="'$ow'"
+		done
+	fi
 	guest multipol "$KDIR" BENCH_CONFIGS="'saakm1 saakm8'" BENCH_WORKLOADS="'${BENCH_MULTIPOL_WORKLOADS:-pipe hackbench_proc wakelat}'"
 fi
 
