@@ -55,4 +55,18 @@ for c in ext saakm; do
 			"$(grep -o 'policies=.*' "$out/raw/wakelat.$c.1.out" 2>/dev/null)"
 	fi
 done
+# ...and the check really rejects: with ext_fifo gone, a SCHED_EXT task is
+# accepted by the kernel but runs on EEVDF (ext.enabled 0)
+if [ "$(cat /sys/kernel/sched_ext/state 2>/dev/null)" = disabled ]; then
+	"$B/schedrun" -l negative ext -- sleep 0.1 >"$out/negative.out" 2>&1
+	st=$?
+	if [ "$st" = 3 ] && grep -q ' ok=0 ' "$out/negative.out"; then
+		ok "schedrun rejects a SCHED_EXT run with no sched_ext scheduler loaded"
+	else
+		sed 's/^/# /' "$out/negative.out"
+		not_ok "schedrun rejects a SCHED_EXT run with no sched_ext scheduler loaded" "status $st"
+	fi
+else
+	skip "schedrun negative check" "a sched_ext scheduler is still loaded"
+fi
 done_testing
