@@ -204,17 +204,22 @@ def direction(w, m):
 
 MODE_TEXT = {
     "icount": ("Timing mode: **icount** (QEMU TCG `-icount shift=0,sleep=off`): the guest clock "
-               "advances by 1 ns per instruction executed, so every figure is an *instruction-path "
-               "cost* and is repeatable on a busy host. It does **not** model caches, memory "
-               "bandwidth, TLBs, branch prediction or the real cost of an IPI, and the vCPUs are "
-               "run round-robin by TCG, so there is no real parallel contention: lock contention and "
-               "cross-CPU cache traffic are invisible, and time spent idle is skipped (sleep=off). "
-               "Workloads whose score depends on those effects (memory-bound compression, video "
-               "encoding) are measured here only for their scheduling and instruction path."),
-    "realtime": ("Timing mode: **realtime** (QEMU TCG without icount): the guest clock follows the "
-                 "host's wall clock, so figures include TCG's translation overhead and the noise of "
-                 "whatever else runs on the host; compare only within one run, and expect wide "
-                 "intervals."),
+               "advances by 1 ns per guest instruction, so every figure is an *instruction-path "
+               "cost*, repeatable on a busy host. With icount, QEMU runs the vCPUs round-robin on one "
+               "host thread and the clock counts the instructions of *all* vCPUs, so two busy vCPUs "
+               "advance it twice as fast as one: parallel speed-up, and so load balance, is not "
+               "measured; idle time is skipped to the next timer (sleep=off). Nor are caches, memory "
+               "bandwidth, TLBs, branch prediction, the real cost of an IPI or lock contention "
+               "modelled. What is measured is how many instructions the workload and the kernel "
+               "execute for it - the framework's own cost, which is what the SaaKM-vs-ext "
+               "comparison is about. CPU-bound applications (7-Zip, ffmpeg) mostly measure their "
+               "own instructions here."),
+    "realtime": ("Timing mode: **realtime** (QEMU multi-threaded TCG, no icount): each vCPU is a "
+                 "host thread and the guest clock follows the host's, so parallelism and placement "
+                 "show, but figures include TCG's translation overhead and the noise of whatever else "
+                 "runs on the (2-core) host; compare only within one run, and expect wide intervals."),
+    "bare-metal": ("Timing mode: **bare metal** (bench/run.sh --local): real hardware time, with its "
+                   "caches, memory and parallelism."),
 }
 
 
@@ -280,7 +285,7 @@ def main():
     kern = {}
     for name in sorted(os.listdir(out)):
         p = os.path.join(out, name)
-        if name.startswith("nopol-patched") or name.startswith("nopol-vanilla"):
+        if os.path.isdir(p) and (name.startswith("nopol-patched") or name.startswith("nopol-vanilla")):
             v, runs, env = load_guest(p)
             all_runs[name] = runs
             which = "patched" if "patched" in name else "vanilla"
