@@ -39,6 +39,15 @@
  * runqueue helpers are in saakm_policy.c; procfs and sysfs in
  * saakm_stats.c.
  */
+/*
+ * The tracepoints are created here, the first of the saakm*.c files in
+ * build_policy.c. ext.c, included before, leaves CREATE_TRACE_POINTS
+ * defined: (re)define it for our header only.
+ */
+#define CREATE_TRACE_POINTS
+#include <trace/events/saakm.h>
+#undef CREATE_TRACE_POINTS
+
 #include "saakm_internal.h"
 
 /* Per-CPU state of the class, beside struct rq so the core's rq is unchanged. */

@@ -13,17 +13,14 @@
  * /sys/kernel/saakm/watchdog_timeout_ms  stall timeout of every policy (5000)
  *
  * For a complete record of calls and state changes, use the saakm:saakm_event
- * and saakm:saakm_state tracepoints (defined here) instead of log_calls.
+ * and saakm:saakm_state tracepoints (defined in saakm.c) instead of
+ * log_calls.
  */
 #include <linux/kobject.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
 #include "saakm_internal.h"
-
-#define CREATE_TRACE_POINTS
-#include <trace/events/saakm.h>
-#undef CREATE_TRACE_POINTS
 
 DEFINE_STATIC_KEY_FALSE(saakm_log_calls_key);
 
