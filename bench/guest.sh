@@ -32,7 +32,8 @@ out=$(cd "$out" && pwd)
 export PATH="$PATH:/usr/games:/usr/sbin:/sbin"
 B=$root/build/bench
 configs=${BENCH_CONFIGS:-eevdf ext saakm}
-all_wl="hackbench_proc hackbench_thr pipe messaging wakelat 7zip stockfish ffmpeg"
+all_wl="hackbench_proc hackbench_thr pipe pipe_1cpu messaging wakelat 7zip stockfish ffmpeg"
+last_cpu=$(($(nproc) - 1))
 workloads=${BENCH_WORKLOADS:-$all_wl}
 reps=${BENCH_REPS:-5}
 size=${BENCH_SIZE:-full}
@@ -55,6 +56,7 @@ wl_cmd() {
 		hackbench_proc) echo "hackbench -g 2 -l 20" ;;
 		hackbench_thr) echo "hackbench -T -g 2 -l 20" ;;
 		pipe) echo "perf bench sched pipe -l 1000" ;;
+		pipe_1cpu) echo "taskset -c $last_cpu perf bench sched pipe -l 1000" ;;
 		messaging) echo "perf bench sched messaging -g 1 -l 10" ;;
 		wakelat) echo "$B/wakelat -m 2 -t 2 -n 100 -w 2000" ;;
 		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=64k $work/o.7z $work/seq-small.txt" ;;
@@ -67,6 +69,7 @@ wl_cmd() {
 		hackbench_proc) echo "hackbench -g 4 -l 100" ;;
 		hackbench_thr) echo "hackbench -T -g 4 -l 100" ;;
 		pipe) echo "perf bench sched pipe -l 20000" ;;
+		pipe_1cpu) echo "taskset -c $last_cpu perf bench sched pipe -l 20000" ;;
 		messaging) echo "perf bench sched messaging -g 2 -l 20" ;;
 		wakelat) echo "$B/wakelat -m 2 -t 2 -n 2000 -w 2000" ;;
 		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=256k $work/o.7z $work/seq.txt" ;;
@@ -108,7 +111,7 @@ for c in $configs; do class_of "$c" >/dev/null || fail "unknown configuration $c
 case " $workloads " in *" 7zip "*)
 	seq 1 400000 >"$work/seq.txt"; seq 1 20000 >"$work/seq-small.txt" ;;
 esac
-case " $workloads " in *" pipe "* | *" messaging "*)
+case " $workloads " in *" pipe "* | *" pipe_1cpu "* | *" messaging "*)
 	perf bench sched pipe -l 10 >/dev/null 2>&1 || fail "perf bench does not run in this guest" ;;
 esac
 

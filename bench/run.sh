@@ -110,7 +110,7 @@ if [ "$study" = main ] || [ "$study" = all ]; then
 	guest main "$KDIR" BENCH_CONFIGS="'eevdf ext saakm'" ${workloads:+BENCH_WORKLOADS="'$workloads'"}
 fi
 if [ "$study" = overhead ] || [ "$study" = all ]; then
-	ow=${BENCH_OVERHEAD_WORKLOADS:-pipe hackbench_proc messaging}
+	ow=${BENCH_OVERHEAD_WORKLOADS:-pipe pipe_1cpu hackbench_proc messaging}
 	if [ -n "$local_run" ]; then
 		log "bench: --local: skipping patched-vs-unpatched (needs two kernels; boot each and run --study main)"
 	else
@@ -122,7 +122,7 @@ if [ "$study" = overhead ] || [ "$study" = all ]; then
 			guest "nopol-vanilla-$i" "$vdir" BENCH_REPS=$half BENCH_CONFIGS=nopol BENCH_WORKLOADS="'$ow'"
 		done
 	fi
-	guest multipol "$KDIR" BENCH_CONFIGS="'saakm1 saakm8'" BENCH_WORKLOADS="'${BENCH_MULTIPOL_WORKLOADS:-pipe hackbench_proc wakelat}'"
+	guest multipol "$KDIR" BENCH_CONFIGS="'saakm1 saakm8'" BENCH_WORKLOADS="'${BENCH_MULTIPOL_WORKLOADS:-pipe pipe_1cpu hackbench_proc wakelat}'"
 fi
 
 "$VENV/bin/python" "$root/bench/report.py" "$out" || rc=1
