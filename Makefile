@@ -44,6 +44,7 @@ help:
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
 	@echo "Variables: CPUS=$(CPUS) ICOUNT=$(ICOUNT) TIMEOUT=$(TIMEOUT) T=$(T)"
+	@echo "  bench: BENCH_CPUS=$(BENCH_CPUS) BENCH_REPS=$(BENCH_REPS) BENCH_MODE=$(BENCH_MODE) BENCH_WORKLOADS=$(BENCH_WORKLOADS)"
 
 setup:
 	@bash scripts/setup.sh
