@@ -1,5 +1,6 @@
 #!/bin/sh
-# The guest runs the kernel we built: 6.12.x with the -saakm local version.
+# The guest runs the kernel we built: 6.12.x with the -saakm local version
+# (-saakm-debug on the debug kernel pass).
 . "$(dirname "$0")/lib.sh"
 
 rel=$(uname -r)
@@ -8,8 +9,10 @@ case $rel in
 6.12.*) ok "kernel version is 6.12.x" ;;
 *) not_ok "kernel version is 6.12.x" "got $rel" ;;
 esac
+want=-saakm
+[ "${SAAKM_DEBUG_PASS:-0}" = 1 ] && want=-saakm-debug
 case $rel in
-*-saakm) ok "local version is -saakm" ;;
-*) not_ok "local version is -saakm" "got $rel" ;;
+*"$want") ok "local version is $want" ;;
+*) not_ok "local version is $want" "got $rel" ;;
 esac
 done_testing

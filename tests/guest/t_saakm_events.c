@@ -97,6 +97,38 @@ static void imbalance(pid_t *spin)
 	}
 }
 
+/* Read a cpulist file of sysfs into @buf (trailing newline removed). */
+static int read_list(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fgets(buf, len, f);
+
+	if (f)
+		fclose(f);
+	if (ok)
+		buf[strcspn(buf, "\n")] = 0;
+	return ok;
+}
+
+/* The topology the class exports matches what sysfs says. */
+static void check_topology(int ncpus)
+{
+	char path[128], smt[64], online[64], cmd[256];
+	int ok = read_list("/sys/devices/system/cpu/online", online, sizeof(online));
+
+	for (int cpu = 0; ok && cpu < ncpus; cpu++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
+		if (!read_list(path, smt, sizeof(smt)))
+			continue;
+		snprintf(cmd, sizeof(cmd),
+			 "dmesg | grep -q 'saakm_probe: topo cpu%d smt=%s llc=.* system=%s distance0='",
+			 cpu, smt, online);
+		ok &= system(cmd) == 0;
+	}
+	TAP_CHECK(ok, "topology levels exported to policies match sysfs (SMT, system)");
+}
+
 int main(void)
 {
 	struct saakm_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_SAAKM };
@@ -160,6 +192,7 @@ int main(void)
 	TAP_CHECK(system("grep -q '^probe .*new_place=[1-9].*bad_transitions=0$' /proc/saakm/events") == 0,
 		  "/proc/saakm/events agrees, with no bad transition");
 
+	check_topology(ncpus);
 	TAP_CHECK(saakm_leave(0) == 0, "leave probe");
 	TAP_CHECK(unload_module("saakm_probe") == 0, "rmmod saakm_probe");
 	TAP_CHECK(system("dmesg | grep -q 'saakm_probe: exit'") == 0, "exit called at unload");

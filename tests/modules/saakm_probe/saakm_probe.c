@@ -239,10 +239,25 @@ static struct saakm_policy probe_policy = {
 	.balance_ms		= 20,
 };
 
+/* Log the topology the class exports, for the tests to compare with sysfs. */
+static void log_topology(void)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		pr_info("saakm_probe: topo cpu%d smt=%*pbl llc=%*pbl numa=%*pbl system=%*pbl distance0=%d\n",
+			cpu, cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_SMT)),
+			cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_LLC)),
+			cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_NUMA)),
+			cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_SYSTEM)),
+			saakm_topo_distance(cpu, 0));
+}
+
 static int __init saakm_probe_init(void)
 {
 	int cpu, id;
 
+	log_topology();
 	for_each_possible_cpu(cpu)
 		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
 	probe_policy.unprivileged = unprivileged;
