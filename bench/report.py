@@ -111,7 +111,8 @@ def judge(rows, key, limit):
         if not c:
             return "inconclusive"
         cost, ci = cost_pct(c, r["direction"])
-        ci = 0 if math.isnan(ci) else ci
+        if math.isnan(ci):
+            return "inconclusive"
         if cost - ci > limit:
             return "no"
         if cost + ci > limit:
@@ -269,7 +270,9 @@ def main():
         worse = [r for r in rows if r["saakm_vs_ext"] and r["saakm_vs_ext"]["verdict"] == "worse"]
         goals.append(("SaaKM FIFO at least as fast as the sched_ext twin on every workload "
                       "(ratio within the interval or better)",
-                      "yes" if not worse and rows else "no",
+                      "no" if worse or not rows else
+                      "inconclusive" if any(r["saakm_vs_ext"] and math.isnan(r["saakm_vs_ext"]["ci95_pct"])
+                                            for r in rows) else "yes",
                       "worse on: " + ", ".join(f"{r['workload']}/{r['metric']}" for r in worse)
                       if worse else f"{len(rows)} metrics: none significantly worse"))
         pipes = [r for r in rows if r["workload"] in ("pipe", "pipe_1cpu") and r["saakm_vs_eevdf"]]
