@@ -386,6 +386,7 @@ def chart(rows, path, host):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     cfgs = [("eevdf", "EEVDF", "#888888"), ("ext", "sched_ext twin", "#4C72B0"),
             ("saakm", "SaaKM FIFO", "#DD8452")]
@@ -404,17 +405,21 @@ def chart(rows, path, host):
             # performance relative to EEVDF, >1 is better whatever the direction
             rel = x["mean"] / base["mean"] if d == "higher" else base["mean"] / x["mean"]
             err = rel * (x["ci95"] / x["mean"]) if x["n"] > 1 else 0
+            err = 0 if math.isnan(err) else min(err, rel * 0.95)  # stay > 0 on a log axis
             series[c][0].append(rel)
-            series[c][1].append(0 if math.isnan(err) else err)
+            series[c][1].append(err)
     fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(labels) + 2), 4.8))
     width = 0.27
     for i, (c, name, color) in enumerate(cfgs):
         xs = [j + (i - 1) * width for j in range(len(labels))]
         ax.bar(xs, series[c][0], width, yerr=series[c][1], label=name, color=color, capsize=2)
     ax.axhline(1.0, color="black", linewidth=0.6)
+    # log scale: one tail-latency outlier (e.g. 18x) must not flatten the rest
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("performance relative to EEVDF (>1 better)")
+    ax.set_ylabel("performance relative to EEVDF (>1 better, log scale)")
     ax.set_title(f"SaaKM FIFO vs sched_ext twin vs EEVDF — {host.get('mode', '?')} mode, "
                  f"{host.get('cpus', '?')} vCPUs, mean ± 95% CI")
     ax.legend(fontsize=8)
