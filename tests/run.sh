@@ -89,6 +89,10 @@ for f in "$SAAKM_ROOT"/tests/host/t_*.sh; do
 	name=${name#t_}
 	opt_in=0
 	grep -q 'saakm-test: opt-in' "$f" && opt_in=1
+	# host tests tagged debug-only run in the debug pass, and only there
+	debug_only=
+	grep -q 'saakm-test: debug-only' "$f" && debug_only=debug
+	[ "$debug_only" = "${KERNEL_VARIANT:-}" ] || continue
 	is_selected "$name" "$opt_in" || continue
 	log=$res/host-$name.log
 	t0=$SECONDS

@@ -131,9 +131,10 @@ static int find(const char *name, int id, struct saakm_policy_info *pi)
 	struct find_arg fa = { name, id, { 0 } };
 	int ret = each_policy(find_one, &fa);
 
+	/* each_policy() returns the number of lines when nothing matched */
 	if (ret < 0)
 		return ret;
-	if (ret != 1)
+	if (!fa.found.id)
 		return -ENOENT;
 	*pi = fa.found;
 	return 0;

@@ -46,6 +46,9 @@ expect "show without PID: usage error" 2 "show needs at least one PID" -- show
 expect "list with arguments: usage error" 2 "list takes no arguments" -- list x
 expect "events with two names: usage error" 2 "at most one" -- events a b
 
+# With exactly one policy loaded, an unknown name must not resolve to it.
+expect "set: unknown name with a single policy loaded" 1 "no policy 'nope' is loaded" \
+	SAAKM_PROC=$fx/single -- set -p nope $$
 expect "list: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- list
 expect "run: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- run -p fifo -- touch "$tmp/ran"
 n=$((n + 1))

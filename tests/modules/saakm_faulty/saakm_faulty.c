@@ -12,7 +12,8 @@
  *   bad_transition block() moves the task to RUNNING instead of BLOCKED
  *   wrong_cpu      unblock_prepare() returns a CPU that does not exist
  *   error          calls saakm_policy_error() from the callback "in"
- *   sleep          sleeps in tick() (a kernel bug report, not a hang)
+ *   sleep          sleeps 20 ms in the callback "in": a kernel bug report
+ *                  (in new_prepare), or a hung CPU (from interrupt context)
  *
  * Each of these must end with the policy ejected, its tasks back under
  * SCHED_NORMAL, and the reason in /proc/saakm/errors. Test use only.
@@ -45,11 +46,13 @@ static bool faulting(const char *kind)
 	return READ_ONCE(armed) && !strcmp(fault, kind);
 }
 
-/* The "error" fault: report from callback @cb. */
+/* The "error" and "sleep" faults, in callback @cb. */
 static void maybe_error(const char *cb)
 {
 	if (faulting("error") && !strcmp(in, cb))
 		saakm_policy_error(&faulty_policy, "injected error in %s", cb);
+	if (faulting("sleep") && !strcmp(in, cb))
+		msleep(20);	/* a bug: callbacks run in atomic context */
 }
 
 static int pick_cpu(struct task_struct *p)
@@ -107,8 +110,6 @@ static void faulty_yield(struct task_struct *p, int cpu)
 static void faulty_tick(struct task_struct *p, int cpu)
 {
 	maybe_error("tick");
-	if (faulting("sleep"))
-		msleep(20);
 	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
