@@ -140,7 +140,6 @@ enum saakm_event {
 /* Private to the class core: one policy's per-CPU bookkeeping. */
 struct saakm_policy_pcpu {
 	unsigned int		nr_ready;	/* READY tasks placed on this CPU */
-	unsigned int		nr_tasks;	/* tasks enqueued in the class here */
 	struct list_head	preempted;	/* RUNNING tasks a higher class took the CPU from */
 	unsigned long		next_balance;	/* jiffies of the next balancing_select() */
 	unsigned long		last_pick;	/* jiffies: last pick, or first READY task */

@@ -133,7 +133,6 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		return;
 
 	add_nr_running(rq, 1);
-	pol_pcpu(pol, cpu)->nr_tasks++;
 	p->saakm.flags |= SAAKM_TF_QUEUED;
 
 	if (unlikely(saakm_bypassing(pol))) {
@@ -185,7 +184,6 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	if (p == rq->curr)
 		update_curr_saakm(rq);
 	sub_nr_running(rq, 1);
-	pol_pcpu(pol, cpu)->nr_tasks--;
 	p->saakm.flags &= ~SAAKM_TF_QUEUED;
 
 	/* Same-rq save/restore: the policy keeps its view (see top of file). */
