@@ -71,7 +71,10 @@ struct saakm_attr {
 	u32		size;
 };
 
-/* Kinds of runqueue the class provides; see saakm_rq_init_*(). */
+/* Policies registered at once, at most. */
+#define SAAKM_MAX_POLICIES	64
+
+/* Kinds of runqueue the class provides; see saakm_rq_init(). */
 enum saakm_rq_kind {
 	SAAKM_RQ_FIFO,
 	SAAKM_RQ_LIST,
@@ -228,7 +231,7 @@ struct saakm_policy_pcpu {
  * @unprivileged: let users without CAP_SYS_NICE move their own tasks here
  * @owner: set by saakm_register_policy() to the calling module
  *
- * Private to the class core, do not touch: @id, @state, @pcpu, @list,
+ * Private to the class core, do not touch: @id, @slot, @state, @pcpu, @list,
  * @tasks, @lock, @nr_tasks, @nr_bad_transitions, @eject_irq_work,
  * @eject_work, @reason.
  */
@@ -265,6 +268,7 @@ struct saakm_policy {
 
 	/* Private to the class core. */
 	int			id;
+	int			slot;
 	int			state;
 	struct saakm_policy_pcpu __percpu *pcpu;
 	struct list_head	list;
@@ -288,7 +292,7 @@ void saakm_unregister_policy(struct saakm_policy *policy);
  * core_entry for every online CPU.
  *
  * Return: the policy id (> 0) or a negative errno (-EEXIST for a name in use,
- * -EINVAL for a missing mandatory callback).
+ * -EINVAL for a missing mandatory callback, -ENOSPC past %SAAKM_MAX_POLICIES).
  */
 #define saakm_register_policy(policy) __saakm_register_policy(policy, THIS_MODULE)
 

@@ -75,23 +75,17 @@ static void park(struct task_struct *p, int cpu, bool tail)
 		list_add_tail(&p->saakm.core_node, head);
 	else
 		list_add(&p->saakm.core_node, head);
+	saakm_note_work(p->saakm.policy, cpu);
 }
 
 /* Is there anything for this class to run on @rq, for policies before @upto? */
 static bool saakm_has_work(struct rq *rq, struct saakm_policy *upto)
 {
-	struct saakm_policy *pol;
-	int cpu = cpu_of(rq);
+	u64 work = per_cpu(saakm_work, cpu_of(rq));
 
-	for_each_saakm_policy(pol) {
-		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
-
-		if (pol == upto)
-			break;
-		if (pc->nr_ready || !list_empty(&pc->preempted))
-			return true;
-	}
-	return false;
+	if (upto)
+		work &= BIT_ULL(upto->slot) - 1;
+	return work;
 }
 
 /* The running SaaKM task keeps its CPU unless it left RUNNING or was outranked. */
@@ -167,10 +161,13 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	}
 }
 
-/* Take @p off the class-owned preempted list if it is parked there. */
-static void unpark(struct task_struct *p)
+/* Take @p off the class-owned list of @cpu if it is parked there. */
+static void unpark(struct task_struct *p, int cpu)
 {
+	if (list_empty(&p->saakm.core_node))
+		return;
 	list_del_init(&p->saakm.core_node);
+	saakm_note_work(p->saakm.policy, cpu);
 }
 
 static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
@@ -191,7 +188,7 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		return true;
 
 	if (unlikely(saakm_bypassing(pol))) {
-		unpark(p);
+		unpark(p, cpu);
 		if (p->saakm.state != SAAKM_MIGRATING)
 			saakm_force_state(p, SAAKM_BLOCKED);
 		return true;
@@ -202,7 +199,7 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	case SAAKM_READY_TICK:
 	case SAAKM_RUNNING:
 		/* Going to sleep, or being moved off this CPU by the class. */
-		unpark(p);
+		unpark(p, cpu);
 		saakm_call(pol, BLOCK, cpu, block, p, cpu);
 		if (p->saakm.state != SAAKM_BLOCKED) {
 			saakm_eject(pol, "callback", "block left task %d in state %s",
@@ -268,21 +265,29 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 static struct task_struct *pick_task_saakm(struct rq *rq)
 {
 	struct task_struct *curr = rq->donor;
-	struct saakm_policy *pol;
 	int cpu = cpu_of(rq);
+	u64 work;
 
 	if (curr_keeps_cpu(rq, curr))
 		return curr;
 
-	for_each_saakm_policy(pol) {
-		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
+	/* Only policies with work here, in registration (slot) order. */
+	for (work = per_cpu(saakm_work, cpu); work; work &= work - 1) {
+		struct saakm_policy *pol;
+		struct saakm_policy_pcpu *pc;
 		struct task_struct *p;
+
+		pol = rcu_dereference_check(saakm_slots[__ffs64(work)],
+					    rcu_read_lock_any_held());
+		if (!pol)
+			continue;
+		pc = pol_pcpu(pol, cpu);
 
 		/* A task a higher class preempted resumes first. */
 		p = list_first_entry_or_null(&pc->preempted, struct task_struct,
 					     saakm.core_node);
 		if (p) {
-			unpark(p);
+			unpark(p, cpu);
 			return p;
 		}
 		if (pc->nr_ready) {
@@ -568,7 +573,7 @@ static void switched_from_saakm(struct rq *rq, struct task_struct *p)
 
 	if (!pol || p->saakm.state == SAAKM_BLOCKED)
 		return;
-	unpark(p);
+	unpark(p, cpu_of(rq));
 	if (p->saakm.state == SAAKM_NOT_QUEUED || saakm_bypassing(pol)) {
 		saakm_force_state(p, SAAKM_BLOCKED);
 		return;

@@ -31,6 +31,27 @@ static inline bool saakm_is_ready(enum saakm_task_state state)
 }
 
 extern struct list_head saakm_policies;
+
+/*
+ * Registered policies by slot. Slots grow with registration order, so the
+ * lowest slot with work on a CPU is the policy that picks there.
+ */
+extern struct saakm_policy __rcu *saakm_slots[SAAKM_MAX_POLICIES];
+
+/* Per CPU: bit n set while the policy in slot n has a READY or parked task. */
+DECLARE_PER_CPU(u64, saakm_work);
+
+/* Refresh @pol's bit in @cpu's work mask; rq(@cpu) locked. */
+static inline void saakm_note_work(struct saakm_policy *pol, int cpu)
+{
+	struct saakm_policy_pcpu *pc = per_cpu_ptr(pol->pcpu, cpu);
+	u64 *work = per_cpu_ptr(&saakm_work, cpu);
+
+	if (pc->nr_ready || !list_empty(&pc->preempted))
+		*work |= BIT_ULL(pol->slot);
+	else
+		*work &= ~BIT_ULL(pol->slot);
+}
 extern unsigned int saakm_watchdog_timeout_ms;
 
 /*

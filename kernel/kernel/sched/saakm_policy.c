@@ -25,8 +25,11 @@
 #include "saakm_internal.h"
 
 LIST_HEAD(saakm_policies);
+struct saakm_policy __rcu *saakm_slots[SAAKM_MAX_POLICIES];
+DEFINE_PER_CPU(u64, saakm_work);
 static DEFINE_MUTEX(saakm_mutex);
 static int saakm_last_id;
+static u64 saakm_slots_used;	/* under saakm_mutex */
 
 DEFINE_STATIC_KEY_FALSE(saakm_active_key);
 DEFINE_STATIC_KEY_FALSE(saakm_balance_key);
@@ -191,8 +194,10 @@ static void leave_state(struct task_struct *p)
 
 	if (se->queue)
 		rq_remove(p);
-	if (saakm_is_ready(se->state))
+	if (saakm_is_ready(se->state)) {
 		per_cpu_ptr(se->policy->pcpu, se->cpu)->nr_ready--;
+		saakm_note_work(se->policy, se->cpu);
+	}
 }
 
 /**
@@ -280,6 +285,7 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 		/* The stall clock of a CPU starts with its first READY task. */
 		if (!pc->nr_ready++)
 			pc->last_pick = jiffies;
+		saakm_note_work(se->policy, cpu);
 		se->cpu = cpu;
 		se->ready_at = jiffies;
 	} else if (state == SAAKM_RUNNING) {
@@ -329,7 +335,10 @@ void saakm_detach(struct task_struct *p)
 		return;
 	WARN_ON_ONCE(p->saakm.flags & SAAKM_TF_QUEUED);
 
-	list_del_init(&p->saakm.core_node);
+	if (!list_empty(&p->saakm.core_node)) {
+		list_del_init(&p->saakm.core_node);
+		saakm_note_work(pol, cpu);
+	}
 	if (saakm_bypassing(pol))
 		saakm_force_state(p, SAAKM_TERMINATED);
 	if (p->saakm.state != SAAKM_TERMINATED) {
@@ -889,6 +898,17 @@ int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
 			goto err;
 	}
 
+	/* One above the highest slot in use keeps slots in registration order. */
+	pol->slot = saakm_slots_used ? fls64(saakm_slots_used) : 0;
+	if (pol->slot >= SAAKM_MAX_POLICIES) {
+		ret = -ENOSPC;
+		if (pol->exit)
+			pol->exit();
+		goto err;
+	}
+	saakm_slots_used |= BIT_ULL(pol->slot);
+	rcu_assign_pointer(saakm_slots[pol->slot], pol);
+
 	cpus_read_lock();
 	pol->id = ++saakm_last_id;
 	pol->state = SAAKM_POLICY_ENABLED;
@@ -935,6 +955,8 @@ void saakm_unregister_policy(struct saakm_policy *pol)
 	if (pol->core_exit)
 		call_on_online_cpus(pol, false);
 	list_del_rcu(&pol->list);
+	RCU_INIT_POINTER(saakm_slots[pol->slot], NULL);
+	saakm_slots_used &= ~BIT_ULL(pol->slot);
 	if (wants_balancing(pol))
 		static_branch_dec_cpuslocked(&saakm_balance_key);
 	static_branch_dec_cpuslocked(&saakm_active_key);
