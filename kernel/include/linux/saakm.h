@@ -233,7 +233,7 @@ struct saakm_policy_pcpu {
  *
  * Private to the class core, do not touch: @id, @slot, @state, @pcpu, @list,
  * @tasks, @lock, @nr_tasks, @nr_bad_transitions, @eject_irq_work,
- * @eject_work, @reason.
+ * @eject_work, @reason_set, @reason.
  */
 struct saakm_policy {
 	int  (*new_prepare)(struct task_struct *p);
@@ -278,6 +278,7 @@ struct saakm_policy {
 	atomic_t		nr_bad_transitions;
 	struct irq_work		eject_irq_work;
 	struct work_struct	eject_work;
+	bool			reason_set;
 	char			reason[128];
 };
 

@@ -637,6 +637,8 @@ static __printf(3, 0) void saakm_veject(struct saakm_policy *policy, const char 
 		return;
 	len = scnprintf(policy->reason, sizeof(policy->reason), "%s: ", kind);
 	vscnprintf(policy->reason + len, sizeof(policy->reason) - len, fmt, args);
+	/* Readers of /proc/saakm/errors see the reason only once complete. */
+	smp_store_release(&policy->reason_set, true);
 	preempt_disable();
 	printk_deferred_enter();
 	pr_err("saakm: policy %s (id %d) error: %s\n", policy->name, policy->id,
@@ -885,6 +887,7 @@ int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
 	atomic_set(&pol->nr_bad_transitions, 0);
 	init_irq_work(&pol->eject_irq_work, saakm_eject_irq_workfn);
 	INIT_WORK(&pol->eject_work, saakm_eject_workfn);
+	pol->reason_set = false;
 	pol->reason[0] = '\0';
 
 	mutex_lock(&saakm_mutex);

@@ -106,7 +106,7 @@ static int errors_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	for_each_saakm_policy(pol)
-		if (READ_ONCE(pol->state) == SAAKM_POLICY_EJECTED)
+		if (smp_load_acquire(&pol->reason_set))
 			seq_printf(m, "%s %s\n", pol->name, pol->reason);
 	rcu_read_unlock();
 	return 0;
