@@ -69,7 +69,7 @@ NULLPOL_OPS(4) NULLPOL_OPS(5) NULLPOL_OPS(6) NULLPOL_OPS(7)
 NULLPOL_OPS(8) NULLPOL_OPS(9) NULLPOL_OPS(10) NULLPOL_OPS(11)
 NULLPOL_OPS(12) NULLPOL_OPS(13) NULLPOL_OPS(14) NULLPOL_OPS(15)
 
-#define NULLPOL_SET(i) [i] = { null_place_##i, null_schedule_##i }
+#define NULLPOL_SET(i) { null_place_##i, null_schedule_##i }
 static const struct {
 	void (*place)(struct task_struct *p, int cpu);
 	struct task_struct *(*schedule)(int cpu);
