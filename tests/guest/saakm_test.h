@@ -85,38 +85,39 @@ static inline int saakm_id_of(pid_t pid)
 	return a.sched_policy == SCHED_SAAKM ? (int)a.sched_saakm_id : 0;
 }
 
-/* Id of the policy named @name in /proc/saakm/policies, -1 if absent. */
-static inline int policy_id(const char *name)
+/* The line of policy @name in /proc/saakm/policies: 0 if found, -1 if not. */
+static inline int policy_line(const char *name, int *id, int *tasks)
 {
 	char line[256], pname[64];
-	int id, tasks, found = -1;
+	int i, t, found = -1;
 	FILE *f = fopen("/proc/saakm/policies", "r");
 
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %d", &id, pname, &tasks) == 3 &&
-		    !strcmp(pname, name))
-			found = id;
+		if (sscanf(line, "%d %63s %d", &i, pname, &t) == 3 && !strcmp(pname, name)) {
+			*id = i;
+			*tasks = t;
+			found = 0;
+		}
 	fclose(f);
 	return found;
+}
+
+/* Id of the policy named @name, -1 if absent. */
+static inline int policy_id(const char *name)
+{
+	int id = -1, tasks = -1;
+
+	return policy_line(name, &id, &tasks) ? -1 : id;
 }
 
 /* Number of tasks attached to @name, -1 if absent. */
 static inline int policy_tasks(const char *name)
 {
-	char line[256], pname[64];
-	int id, tasks, found = -1;
-	FILE *f = fopen("/proc/saakm/policies", "r");
+	int id = -1, tasks = -1;
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %d", &id, pname, &tasks) == 3 &&
-		    !strcmp(pname, name))
-			found = tasks;
-	fclose(f);
-	return found;
+	return policy_line(name, &id, &tasks) ? -1 : tasks;
 }
 
 /* insmod $SAAKM_ROOT/@relpath @params; returns the policy id of @name. */
