@@ -23,7 +23,7 @@ MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/
 # C guest tests: tests/guest/t_foo.c -> build/tests/t_foo
 TESTSRC := $(wildcard tests/guest/t_*.c)
 TESTBIN := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(TESTSRC))
-TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Ikernel/include/uapi
+TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -Ikernel/include/uapi
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
 .PHONY: bench bench-overhead bench-all bench-smoke bench-setup bench-progs bench-vanilla
@@ -66,7 +66,7 @@ tools:
 
 test-progs: $(TESTBIN) bench-progs
 
-$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h
+$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h
 	@mkdir -p $(@D)
 	@echo "test-progs: $@"
 	@$(CC) $(TESTCFLAGS) -o $@ $<

@@ -39,18 +39,7 @@
 #ifndef SCHED_EXT
 #define SCHED_EXT 7
 #endif
-#define SCHED_SAAKM 8
-
-struct attr {			/* struct sched_attr, SCHED_ATTR_SIZE_VER2 */
-	uint32_t size, sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime, sched_deadline, sched_period;
-	uint32_t sched_util_min, sched_util_max;
-	uint32_t sched_saakm_id, sched_saakm_attr_size;
-	uint64_t sched_saakm_attr;
-};
+#include "saakm.h"		/* tools/lib: SCHED_SAAKM, struct saakm_sched_attr */
 
 static int want_policy, want_id;
 static long samples, threads, bad;
@@ -203,7 +192,7 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	const char *out = NULL, *label = "-", *cls;
-	struct attr a = { .size = sizeof(a) };
+	struct saakm_sched_attr a = { .size = sizeof(a) };
 	int opt, status, rc, pid, ok;
 	pthread_t th;
 	double t0, el;

@@ -37,13 +37,7 @@ static struct saakm_rq *rq_of(int cpu)
 /* The n-th CPU the task may run on, n = pid % number of such CPUs. */
 static int fifo_pick_cpu(struct task_struct *p)
 {
-	unsigned int n = p->pid % cpumask_weight(p->cpus_ptr);
-	int cpu;
-
-	for_each_cpu(cpu, p->cpus_ptr)
-		if (n-- == 0)
-			return cpu;
-	return task_cpu(p);
+	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
 static void fifo_place(struct task_struct *p, int cpu)

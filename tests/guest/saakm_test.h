@@ -15,34 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "tap.h"
+#include "saakm.h"		/* tools/lib */
 
-#define SCHED_SAAKM		8
-#define SAAKM_RESET_ON_FORK	0x01	/* SCHED_FLAG_RESET_ON_FORK */
-#define SAAKM_ATTR_VER0		48
-#define SAAKM_ATTR_VER2		72
-
-struct saakm_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t  sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-	uint32_t sched_saakm_id;
-	uint32_t sched_saakm_attr_size;
-	uint64_t sched_saakm_attr;
-};
-_Static_assert(sizeof(struct saakm_sched_attr) == SAAKM_ATTR_VER2, "VER2 layout");
+/* sched_attr with the SaaKM fields, SCHED_SAAKM, ...: from libsaakm. */
+#define SAAKM_ATTR_VER0		SCHED_ATTR_SIZE_VER0
+#define SAAKM_ATTR_VER2		SCHED_ATTR_SIZE_VER2
 
 static inline int sys_setattr(pid_t pid, struct saakm_sched_attr *a)
 {
@@ -268,6 +252,37 @@ static inline int saakm_log_clean(void)
 static inline int nr_cpus(void)
 {
 	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+/*
+ * Workers for forked children: they run until the parent sets *stop, a flag
+ * in memory shared across fork (stop_init() maps it).
+ */
+static volatile int *stop;
+
+static inline void stop_init(void)
+{
+	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	*stop = 0;
+}
+
+/* CPU-bound until stopped. */
+static inline int spinner(long unused __attribute__((unused)))
+{
+	while (!*stop)
+		;
+	return 0;
+}
+
+/* Sleep/wake until stopped: 0.1 ms of work, then @usecs asleep. */
+static inline int sleeper(long usecs)
+{
+	while (!*stop) {
+		spin_for(0.0001);
+		usleep(usecs);
+	}
+	return 0;
 }
 
 #endif /* SAAKM_TEST_H */

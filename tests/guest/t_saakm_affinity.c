@@ -9,24 +9,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-static volatile int *stop;
-
-static int spinner(long unused __attribute__((unused)))
-{
-	while (!*stop)
-		;
-	return 0;
-}
-
-static int sleeper(long unused __attribute__((unused)))
-{
-	while (!*stop) {
-		spin_for(0.001);
-		usleep(5000);
-	}
-	return 0;
-}
-
 /* True if @pid is seen only on @cpu over a few samples. */
 static int stays_on(pid_t pid, int cpu)
 {
@@ -62,17 +44,16 @@ int main(void)
 		tap_skip("affinity and hotplug", "needs 2 CPUs");
 		return tap_done();
 	}
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	stop_init();
 	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
 	TAP_CHECK(id > 0, "fifo loaded");
 	if (id <= 0)
 		return tap_done();
 
 	t[0] = spawn(spinner, 0);
-	t[1] = spawn(sleeper, 0);
-	t[2] = spawn(sleeper, 0);
-	t[3] = spawn(sleeper, 0);
+	t[1] = spawn(sleeper, 5000);
+	t[2] = spawn(sleeper, 5000);
+	t[3] = spawn(sleeper, 5000);
 	ok = 1;
 	for (int i = 0; i < 4; i++)
 		ok &= saakm_join(t[i], id, 0) == 0;

@@ -16,7 +16,7 @@ static int cpu_bound(long iters)
 	return sched_getscheduler(0) == SCHED_SAAKM ? 0 : 1;
 }
 
-static int sleeper(long rounds)
+static int sleep_rounds(long rounds)
 {
 	for (long i = 0; i < rounds; i++)
 		usleep(1000);
@@ -110,8 +110,8 @@ int main(void)
 
 	kids[0] = spawn(cpu_bound, 50000000L);
 	kids[1] = spawn(cpu_bound, 20000000L);
-	kids[2] = spawn(sleeper, 200);
-	kids[3] = spawn(sleeper, 100);
+	kids[2] = spawn(sleep_rounds, 200);
+	kids[3] = spawn(sleep_rounds, 100);
 	ok = 1;
 	for (int i = 0; i < 4; i++)
 		ok &= reaped_ok(kids[i]);

@@ -13,7 +13,6 @@
 
 #define NR_WORKERS 16
 
-static volatile int *stop;
 static pid_t workers[NR_WORKERS];
 static int cycles = 200;
 static const char *ko_path;
@@ -21,15 +20,6 @@ static const char *ko_path;
 struct churn {
 	int loaded, unloaded, busy;
 };
-
-static int worker(long unused __attribute__((unused)))
-{
-	while (!*stop) {
-		spin_for(0.0005);
-		usleep(5000);
-	}
-	return 0;
-}
 
 static void *churn(void *arg)
 {
@@ -84,11 +74,10 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/policies/fifo/saakm_fifo.ko",
 		 getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".");
 	ko_path = path;
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	stop_init();
 
 	for (int w = 0; w < NR_WORKERS; w++)
-		workers[w] = spawn(worker, 0);
+		workers[w] = spawn(sleeper, 5000);
 	hb = spawn(hackbench_loop, 0);
 	for (int t = 0; t < 2; t++)
 		pthread_create(&th[t], NULL, churn, &c[t]);

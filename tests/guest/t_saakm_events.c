@@ -18,7 +18,6 @@ static const char *names[] = { "new_prepare", "new_place", "unblock_prepare",
 #define NR_EV (int)(sizeof(names) / sizeof(names[0]))
 
 static unsigned long counts[NR_EV];
-static volatile int *stop;
 
 static int read_counts(void)
 {
@@ -55,13 +54,6 @@ static int read_param(const char *name)
 		fclose(f);
 	}
 	return v;
-}
-
-static int spinner(long unused __attribute__((unused)))
-{
-	while (!*stop)
-		;
-	return 0;
 }
 
 static int busy_life(long unused __attribute__((unused)))
@@ -136,8 +128,7 @@ int main(void)
 	pid_t kids[4], spin[3];
 	int ncpus = nr_cpus(), id, ok;
 
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	stop_init();
 	id = load_policy("probe", "tests/modules/saakm_probe/saakm_probe.ko", NULL);
 	TAP_CHECK(id > 0, "probe policy loaded");
 	if (id <= 0)

@@ -12,16 +12,8 @@
 
 #define TIMEOUT_MS 1000
 
-static volatile int *stop;
-
-static int spinner(long unused __attribute__((unused)))
-{
-	while (!*stop)
-		;
-	return 0;
-}
-
-static int sleeper(long unused __attribute__((unused)))
+/* Sleep/wake with a sched_yield(), for the yield event. */
+static int yielder(long unused __attribute__((unused)))
 {
 	while (!*stop) {
 		spin_for(0.001);
@@ -94,7 +86,7 @@ static void one_fault(const char *fault, const char *in, const char *expect)
 
 	*stop = 0;
 	w[0] = spawn(spinner, 0);
-	w[1] = spawn(sleeper, 0);
+	w[1] = spawn(yielder, 0);
 	w[2] = spawn(forker, 0);
 	w[3] = spawn(spinner, 0);
 	if (!strcmp(fault, "starve")) {	/* two spinners on one CPU, one starved */
@@ -148,8 +140,8 @@ static void sysrq_ejects_all(void)
 
 	TAP_CHECK(fifo > 0 && probe > 0, "sysrq: fifo and probe loaded");
 	*stop = 0;
-	w[0] = spawn(sleeper, 0);
-	w[1] = spawn(sleeper, 0);
+	w[0] = spawn(yielder, 0);
+	w[1] = spawn(yielder, 0);
 	ok = saakm_join(w[0], fifo, 0) == 0 && saakm_join(w[1], probe, 0) == 0;
 	TAP_CHECK(ok && write_file("/proc/sysrq-trigger", "K") == 0, "sysrq: SysRq-K triggered");
 	for (int t = 0; t < 300 && n < 2; t++) {
@@ -175,8 +167,7 @@ int main(void)
 		"schedule" };
 	char val[16];
 
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	stop_init();
 	snprintf(val, sizeof(val), "%d", TIMEOUT_MS);
 	TAP_CHECK(write_file("/sys/kernel/saakm/watchdog_timeout_ms", val) == 0,
 		  "watchdog timeout set to 1 s");

@@ -19,7 +19,7 @@
 
 static pid_t targets[NR_TARGETS];
 static int iters = 20000;
-static volatile int stop;
+static volatile int done_flag;
 static int fifo_id, probe_id;
 static unsigned long hist[MAX_ERRNO + 1];	/* [0] success, [e] errno e */
 static unsigned char *blob, *unmapped;
@@ -127,7 +127,7 @@ static void *fuzzer(void *arg)
 /* Switch one task between the two policies as fast as possible. */
 static void *switcher(void *arg __attribute__((unused)))
 {
-	for (int i = 0; !stop; i++)
+	for (int i = 0; !done_flag; i++)
 		record(saakm_join(targets[0], i & 1 ? probe_id : fifo_id, 0));
 	return NULL;
 }
@@ -135,7 +135,7 @@ static void *switcher(void *arg __attribute__((unused)))
 /* Unload and reload probe under the fuzzers' feet. */
 static void *reloader(void *arg __attribute__((unused)))
 {
-	while (!stop) {
+	while (!done_flag) {
 		usleep(200000);
 		syscall(SYS_delete_module, "saakm_probe", O_NONBLOCK);
 		usleep(50000);
@@ -150,7 +150,7 @@ static void *reloader(void *arg __attribute__((unused)))
 	return NULL;
 }
 
-static int sleeper(long unused __attribute__((unused)))
+static int target_loop(long unused __attribute__((unused)))
 {
 	for (;;) {
 		spin_for(0.0002);
@@ -187,7 +187,7 @@ int main(void)
 	probe_id = load_policy("probe", "tests/modules/saakm_probe/saakm_probe.ko", NULL);
 	TAP_CHECK(fifo_id > 0 && probe_id > 0, "fifo and probe loaded");
 	for (int i = 0; i < NR_TARGETS; i++)
-		targets[i] = spawn(sleeper, 0);
+		targets[i] = spawn(target_loop, 0);
 
 	double t0 = now_s();
 
@@ -197,7 +197,7 @@ int main(void)
 		pthread_create(&fz[t], NULL, fuzzer, (void *)(uintptr_t)(0x5aa + t));
 	for (int t = 0; t < 2; t++)
 		pthread_join(fz[t], NULL);
-	stop = 1;
+	done_flag = 1;
 	pthread_join(sw, NULL);
 	pthread_join(rl, NULL);
 

@@ -11,21 +11,9 @@
 
 #define NR_LOAD 200
 
-static volatile int *stop;
-
-/* Sleep/wake until told to stop. */
-static int worker(long unused __attribute__((unused)))
-{
-	while (!*stop) {
-		spin_for(0.0001);
-		usleep(20000);
-	}
-	return 0;
-}
-
 static pid_t spawn_in(int id)
 {
-	pid_t pid = spawn(worker, 0);
+	pid_t pid = spawn(sleeper, 20000);
 
 	if (pid > 0 && saakm_join(pid, id, 0)) {
 		kill(pid, SIGKILL);
@@ -101,8 +89,7 @@ static void rmmod_under_load(void)
 
 int main(void)
 {
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	stop_init();
 	two_policies();
 	rmmod_under_load();
 	return tap_done();

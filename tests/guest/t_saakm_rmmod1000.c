@@ -8,7 +8,7 @@
 
 #define NR 1000
 
-static volatile int stop;
+static volatile int done_flag;
 static pid_t tids[NR];
 
 static void *thread_fn(void *arg)
@@ -16,7 +16,7 @@ static void *thread_fn(void *arg)
 	long i = (long)arg;
 
 	tids[i] = gettid();
-	while (!stop)
+	while (!done_flag)
 		usleep(50000);
 	return NULL;
 }
@@ -57,7 +57,7 @@ int main(void)
 	for (int i = 0; i < NR; i++)
 		normal += sched_getscheduler(tids[i]) == SCHED_OTHER;
 	TAP_CHECK(normal == NR, "all 1000 tasks are in SCHED_NORMAL");
-	stop = 1;
+	done_flag = 1;
 	for (int i = 0; i < NR; i++)
 		pthread_join(th[i], NULL);
 	tap_ok("all 1000 tasks finish: none lost");

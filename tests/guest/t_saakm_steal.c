@@ -8,15 +8,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 
-static volatile int *stop;
-
-static int spinner(long unused __attribute__((unused)))
-{
-	while (!*stop)
-		;
-	return 0;
-}
-
 /* Start 3 spinners on fifo; return how many ran on a CPU other than 0. */
 static int run_round(int id)
 {
@@ -57,8 +48,7 @@ int main(void)
 		tap_skip("work stealing", "needs 2 CPUs");
 		return tap_done();
 	}
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	stop_init();
 
 	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", "steal=0");
 	TAP_CHECK(id > 0, "fifo loaded with steal=0");

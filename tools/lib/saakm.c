@@ -17,28 +17,6 @@
 #include <unistd.h>
 #include "saakm.h"
 
-#define SCHED_ATTR_SIZE_VER2		72
-#define SCHED_FLAG_RESET_ON_FORK	0x01
-
-/* struct sched_attr of <linux/sched/types.h>, with the SaaKM fields. */
-struct saakm_sched_attr {
-	uint32_t size;
-	uint32_t sched_policy;
-	uint64_t sched_flags;
-	int32_t sched_nice;
-	uint32_t sched_priority;
-	uint64_t sched_runtime;
-	uint64_t sched_deadline;
-	uint64_t sched_period;
-	uint32_t sched_util_min;
-	uint32_t sched_util_max;
-	/* SCHED_ATTR_SIZE_VER2 */
-	uint32_t sched_saakm_id;
-	uint32_t sched_saakm_attr_size;
-	uint64_t sched_saakm_attr;
-};
-static_assert(sizeof(struct saakm_sched_attr) == SCHED_ATTR_SIZE_VER2,
-	      "sched_attr VER2 layout");
 
 const char *saakm_proc_root(void)
 {

@@ -16,13 +16,42 @@
 #ifndef SAAKM_LIB_H
 #define SAAKM_LIB_H
 
+#include <assert.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <linux/saakm.h>
 
 #define SCHED_SAAKM		8
 #define SAAKM_RESET_ON_FORK	0x01	/* children leave the policy */
+#define SCHED_FLAG_RESET_ON_FORK	0x01
+#define SCHED_ATTR_SIZE_VER0		48
+#define SCHED_ATTR_SIZE_VER2		72
+
+/*
+ * struct sched_attr of <linux/sched/types.h> with the SaaKM fields, for
+ * programs that call sched_setattr()/sched_getattr() themselves: the libc
+ * headers of older distributions predate SCHED_ATTR_SIZE_VER2.
+ */
+struct saakm_sched_attr {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+	uint32_t sched_util_min;
+	uint32_t sched_util_max;
+	/* SCHED_ATTR_SIZE_VER2 */
+	uint32_t sched_saakm_id;
+	uint32_t sched_saakm_attr_size;
+	uint64_t sched_saakm_attr;
+};
+static_assert(sizeof(struct saakm_sched_attr) == SCHED_ATTR_SIZE_VER2,
+	      "sched_attr VER2 layout");
 
 struct saakm_policy_info {
 	int id;

@@ -55,15 +55,10 @@ static void maybe_error(const char *cb)
 		msleep(20);	/* a bug: callbacks run in atomic context */
 }
 
+/* Placement as in saakm_fifo: the (pid % allowed)-th allowed CPU. */
 static int pick_cpu(struct task_struct *p)
 {
-	unsigned int n = p->pid % cpumask_weight(p->cpus_ptr);
-	int cpu;
-
-	for_each_cpu(cpu, p->cpus_ptr)
-		if (n-- == 0)
-			return cpu;
-	return task_cpu(p);
+	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
 static int faulty_new_prepare(struct task_struct *p)

@@ -56,15 +56,10 @@ static struct saakm_rq *rq_of(int cpu)
 	return per_cpu_ptr(&probe_rq, cpu);
 }
 
+/* Placement as in saakm_fifo: the (pid % allowed)-th allowed CPU. */
 static int pick_cpu(struct task_struct *p)
 {
-	unsigned int n = p->pid % cpumask_weight(p->cpus_ptr);
-	int cpu;
-
-	for_each_cpu(cpu, p->cpus_ptr)
-		if (n-- == 0)
-			return cpu;
-	return task_cpu(p);
+	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
 static int probe_new_prepare(struct task_struct *p)
