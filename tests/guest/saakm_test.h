@@ -88,6 +88,25 @@ static inline int policy_line(const char *name, int *id, int *tasks)
 	return found;
 }
 
+/* State column ("enabled", "disabling", "ejected") of @name; -1 if absent. */
+static inline int policy_state(const char *name, char *state, size_t len)
+{
+	char line[256], pname[64], st[32];
+	int i, t, found = -1;
+	FILE *f = fopen("/proc/saakm/policies", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d %63s %d %31s", &i, pname, &t, st) == 4 &&
+		    !strcmp(pname, name)) {
+			snprintf(state, len, "%s", st);
+			found = 0;
+		}
+	fclose(f);
+	return found;
+}
+
 /* Id of the policy named @name, -1 if absent. */
 static inline int policy_id(const char *name)
 {
@@ -133,6 +152,98 @@ static inline double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Tags for the suite runner, which reads them from the test binary:
+ * SAAKM_TAG("timeout=300") is the C form of "# saakm-test: timeout=300".
+ */
+#define SAAKM_TAG_CAT(a, b)	a##b
+#define SAAKM_TAG_NAME(n)	SAAKM_TAG_CAT(saakm_tag_, n)
+#define SAAKM_TAG(s) \
+	__attribute__((used)) static const char SAAKM_TAG_NAME(__LINE__)[] = "saakm-test: " s
+
+static inline int write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -1;
+	ret = fputs(val, f) < 0 ? -1 : 0;
+	return fclose(f) ? -1 : ret;
+}
+
+/* True while module @name is loaded (or loading, or unloading). */
+static inline int module_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/initstate", name);
+	return access(path, F_OK) == 0;
+}
+
+/* finit_module($SAAKM_ROOT/@relpath, @params): 0 or -errno, without insmod. */
+static inline int module_load(const char *relpath, const char *params)
+{
+	char path[512];
+	const char *root = getenv("SAAKM_ROOT");
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "%s/%s", root ? root : ".", relpath);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0) ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/*
+ * Wait up to @limit_s for child @pid; its wait status in *@status. 0 if it
+ * was reaped, -ETIMEDOUT if it is still running (it is left alone).
+ */
+static inline int reap_within(pid_t pid, double limit_s, int *status)
+{
+	double end = now_s() + limit_s;
+	pid_t r;
+
+	do {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0)
+			return -errno;
+		usleep(1000);
+	} while (now_s() < end);
+	return -ETIMEDOUT;
+}
+
+/*
+ * delete_module(@module) from a child, so that an unload that never returns
+ * fails the test instead of hanging it: 0, -errno, or -ETIMEDOUT after
+ * @limit_s (the child is then left stuck in the kernel). The time the
+ * unload took goes to *@secs if @secs is not NULL.
+ */
+static inline int unload_module_within(const char *module, double limit_s, double *secs)
+{
+	double t0 = now_s();
+	int status, ret;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(syscall(SYS_delete_module, module, O_NONBLOCK) ? errno : 0);
+	ret = reap_within(pid, limit_s, &status);
+	if (secs)
+		*secs = now_s() - t0;
+	if (ret)
+		return ret;
+	if (!WIFEXITED(status))
+		return -EINTR;
+	return -WEXITSTATUS(status);
+}
+
+
 /* Spin for about @secs seconds of wall time. */
 static inline void spin_for(double secs)
 {
@@ -159,6 +270,46 @@ static inline int reaped_ok(pid_t pid)
 
 	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	       WEXITSTATUS(status) == 0;
+}
+
+/*
+ * Milliseconds until /proc/saakm/errors names policy @name, with its reason
+ * copied to @reason; -1 after @limit_ms.
+ */
+static inline long wait_ejected(const char *name, char *reason, size_t len, long limit_ms)
+{
+	size_t n = strlen(name);
+	double t0 = now_s();
+
+	while ((now_s() - t0) * 1000 < limit_ms) {
+		char line[256];
+		FILE *f = fopen("/proc/saakm/errors", "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, name, n) && line[n] == ' ') {
+				snprintf(reason, len, "%s", line + n + 1);
+				reason[strcspn(reason, "\n")] = 0;
+				fclose(f);
+				return (long)((now_s() - t0) * 1000);
+			}
+		if (f)
+			fclose(f);
+		usleep(5000);
+	}
+	return -1;
+}
+
+/* Seconds until policy @name has no task attached (or is gone); -1 after @limit_s. */
+static inline double wait_drained(const char *name, double limit_s)
+{
+	double t0 = now_s();
+
+	do {
+		if (policy_tasks(name) <= 0)
+			return now_s() - t0;
+		usleep(5000);
+	} while (now_s() - t0 < limit_s);
+	return -1;
 }
 
 /* Total CPU time of @pid in ns from /proc/PID/schedstat, -1 on error. */
@@ -283,6 +434,30 @@ static inline int sleeper(long usecs)
 		usleep(usecs);
 	}
 	return 0;
+}
+
+/*
+ * The same workers, whose exit status also says whether they finished under
+ * SCHED_NORMAL (WORKER_NOT_NORMAL if not): for tests that expect a policy
+ * to hand its tasks back before they end.
+ */
+#define WORKER_NOT_NORMAL	3
+
+static inline int finished_normal(int ret)
+{
+	if (ret)
+		return ret;
+	return sched_getscheduler(0) == SCHED_OTHER ? 0 : WORKER_NOT_NORMAL;
+}
+
+static inline int spinner_normal(long arg)
+{
+	return finished_normal(spinner(arg));
+}
+
+static inline int sleeper_normal(long usecs)
+{
+	return finished_normal(sleeper(usecs));
 }
 
 #endif /* SAAKM_TEST_H */

@@ -36,40 +36,6 @@ static int forker(long unused __attribute__((unused)))
 	return 0;
 }
 
-static int write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-	int ret;
-
-	if (!f)
-		return -1;
-	ret = fputs(val, f) < 0 ? -1 : 0;
-	return fclose(f) ? -1 : ret;
-}
-
-/* Milliseconds until /proc/saakm/errors names faulty, -1 after @limit_ms. */
-static long wait_ejected(char *reason, size_t len, long limit_ms)
-{
-	double t0 = now_s();
-
-	while ((now_s() - t0) * 1000 < limit_ms) {
-		char line[256];
-		FILE *f = fopen("/proc/saakm/errors", "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, "faulty ", 7)) {
-				snprintf(reason, len, "%s", line + 7);
-				reason[strcspn(reason, "\n")] = 0;
-				fclose(f);
-				return (long)((now_s() - t0) * 1000);
-			}
-		if (f)
-			fclose(f);
-		usleep(5000);
-	}
-	return -1;
-}
-
 static void one_fault(const char *fault, const char *in, const char *expect)
 {
 	char params[128], desc[160], reason[256] = "";
@@ -102,7 +68,7 @@ static void one_fault(const char *fault, const char *in, const char *expect)
 		ok &= saakm_join(w[i], id, 0) == 0;
 	usleep(100000);
 	write_file("/sys/module/saakm_faulty/parameters/armed", "1");
-	ms = wait_ejected(reason, sizeof(reason), TIMEOUT_MS + 4000);
+	ms = wait_ejected("faulty", reason, sizeof(reason), TIMEOUT_MS + 4000);
 
 	printf("# fault %s%s%s: ejected after %ld ms: %s\n", fault, *in ? " in " : "", in, ms, reason);
 	snprintf(desc, sizeof(desc), "%s%s%s: ejected within timeout + 1 s (%ld ms)",
