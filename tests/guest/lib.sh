@@ -14,6 +14,9 @@
 #   # saakm-test: timeout=N    seconds before the test is killed (default 120,
 #                              times SAAKM_TIMEOUT_SCALE)
 #   # saakm-test: normal-only  skipped on the debug kernel (benchmarks)
+# A cleanup runs however the script ends (see "cleanup" below): it unloads
+# the modules loaded while the test ran, kills its remaining children, and
+# restores what sysfs_set changed.
 # shellcheck shell=sh
 
 TAP_N=0
@@ -70,17 +73,85 @@ SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 # and /proc/uptime both count from boot.
 SAAKM_LOG_SINCE=$(cut -d' ' -f1 /proc/uptime)
 
+# log_since_start: the kernel log lines stamped since this test started.
+log_since_start() {
+	dmesg | awk -v t="$SAAKM_LOG_SINCE" '{ s = $0; sub(/^\[ */, "", s); if (s + 0 >= t) print }'
+}
+
 # saakm_log_clean: ok if no SaaKM policy error or refused transition was
 # logged since this test started.
 saakm_log_clean() {
-	_errs=$(dmesg | awk -v t="$SAAKM_LOG_SINCE" '{ s = $0; sub(/^\[ */, "", s); if (s + 0 >= t) print }' |
-		grep -E 'saakm: policy .*(invalid transition|\) error: )')
+	_errs=$(log_since_start | grep -E 'saakm: policy .*(invalid transition|\) error: )')
 	if [ -n "$_errs" ]; then
 		not_ok "no SaaKM error in the kernel log" "$(echo "$_errs" | head -1)"
 	else
 		ok "no SaaKM error in the kernel log"
 	fi
 }
+
+# policy_state NAME: the state column of policy NAME in /proc/saakm/policies
+# ("enabled", "disabling", "ejected"); nothing if it is not listed.
+policy_state() {
+	awk -v p="$1" '$2 == p { print $4 }' /proc/saakm/policies 2>/dev/null
+}
+
+# --- cleanup ----------------------------------------------------------------------
+# However the script ends (done_testing, exit, or the SIGTERM of the suite's
+# timeout), saakm_cleanup puts back the files changed with sysfs_set, kills
+# the script's remaining child processes (and theirs), and unloads the
+# modules loaded while it ran; a module that was loaded before it started is
+# left alone. Each wait is bounded. So a test that fails midway leaves no
+# policy or task behind for the tests after it.
+SAAKM_MODULES_BEFORE=" $(cut -d' ' -f1 /proc/modules 2>/dev/null | tr '\n' ' ')"
+SAAKM_RESTORE=
+
+# sysfs_set PATH VALUE: write VALUE to PATH; at cleanup PATH gets back the
+# value it had before the test's first sysfs_set of it.
+sysfs_set() {
+	if ! printf '%s' "$SAAKM_RESTORE" | grep -q "^$1 "; then
+		_old=$(cat "$1") || return 1
+		SAAKM_RESTORE="$1 $_old
+$SAAKM_RESTORE"
+	fi
+	echo "$2" >"$1"
+}
+
+_saakm_kill_tree() { # PID: SIGKILL PID, then its descendants
+	_kids=$(pgrep -P "$1")
+	kill -KILL "$1" 2>/dev/null
+	for _k in $_kids; do _saakm_kill_tree "$_k"; done
+}
+
+saakm_cleanup() {
+	printf '%s' "$SAAKM_RESTORE" | while read -r _p _v; do
+		[ -n "$_p" ] && { echo "$_v" >"$_p"; } 2>/dev/null
+	done
+	# (the list includes the subshell running pgrep, gone by then)
+	for _k in $(pgrep -P $$); do _saakm_kill_tree "$_k"; done
+	# newest first in /proc/modules: users before the modules they use
+	for _m in $(cut -d' ' -f1 /proc/modules 2>/dev/null); do
+		case $SAAKM_MODULES_BEFORE in *" $_m "*) continue ;; esac
+		diag "cleanup: rmmod $_m (the test left it loaded)"
+		# in the background: an unload stuck in the kernel cannot be killed
+		rmmod "$_m" 2>&1 | sed 's/^/# cleanup: /' &
+		_i=0
+		while kill -0 $! 2>/dev/null; do
+			_i=$((_i + 1))
+			[ $_i -gt 300 ] && { diag "cleanup: rmmod $_m still running after 30 s"; break; }
+			sleep 0.1
+		done
+	done
+}
+
+_saakm_exit() {
+	_rc=$?
+	trap - EXIT
+	saakm_cleanup
+	exit "$_rc"
+}
+trap _saakm_exit EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 done_testing() {
 	echo "1..$TAP_N"

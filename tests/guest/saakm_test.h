@@ -10,7 +10,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +126,63 @@ static inline int policy_tasks(const char *name)
 	return policy_line(name, &id, &tasks) ? -1 : tasks;
 }
 
+/*
+ * What a test leaves behind, undone however it ends (saakm_cleanup_run()
+ * at the end of this file): the children spawn() started, the modules
+ * load_policy() and module_load() loaded, and the old contents of the files
+ * sysfs_set() wrote.
+ */
+#define SAAKM_CLEANUP_KIDS	1024
+#define SAAKM_CLEANUP_MODS	8
+#define SAAKM_CLEANUP_FILES	8
+
+static struct {
+	pid_t owner;		/* the test's process; its children do no cleanup */
+	int nr_kids, nr_mods, nr_files;
+	pid_t kids[SAAKM_CLEANUP_KIDS];
+	char mods[SAAKM_CLEANUP_MODS][64];
+	struct {
+		char path[128], old[64];
+	} files[SAAKM_CLEANUP_FILES];
+} saakm_left;
+
+/* Remember child @pid; when the list is full, forget those already reaped. */
+static inline void saakm_track_child(pid_t pid)
+{
+	siginfo_t si;
+	int n = 0;
+
+	if (pid <= 0 || getpid() != saakm_left.owner)
+		return;
+	if (saakm_left.nr_kids == SAAKM_CLEANUP_KIDS) {
+		for (int i = 0; i < SAAKM_CLEANUP_KIDS; i++)
+			if (!waitid(P_PID, saakm_left.kids[i], &si, WEXITED | WNOHANG | WNOWAIT))
+				saakm_left.kids[n++] = saakm_left.kids[i];
+		saakm_left.nr_kids = n;
+		if (n == SAAKM_CLEANUP_KIDS)
+			return;
+	}
+	saakm_left.kids[saakm_left.nr_kids++] = pid;
+}
+
+/* Remember the module of @relpath (".../NAME.ko"), once. */
+static inline void saakm_track_module(const char *relpath)
+{
+	const char *base = strrchr(relpath, '/') ? strrchr(relpath, '/') + 1 : relpath;
+	size_t len = strcspn(base, ".");
+	char name[64];
+
+	if (len >= sizeof(name))
+		return;
+	memcpy(name, base, len);
+	name[len] = 0;
+	for (int i = 0; i < saakm_left.nr_mods; i++)
+		if (!strcmp(saakm_left.mods[i], name))
+			return;
+	if (saakm_left.nr_mods < SAAKM_CLEANUP_MODS)
+		strcpy(saakm_left.mods[saakm_left.nr_mods++], name);
+}
+
 /* insmod $SAAKM_ROOT/@relpath @params; returns the policy id of @name. */
 static inline int load_policy(const char *name, const char *relpath, const char *params)
 {
@@ -133,15 +193,8 @@ static inline int load_policy(const char *name, const char *relpath, const char 
 		 params ? params : "");
 	if (system(cmd))
 		return -1;
+	saakm_track_module(relpath);
 	return policy_id(name);
-}
-
-static inline int unload_module(const char *module)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rmmod %s", module);
-	return system(cmd) ? -1 : 0;
 }
 
 static inline double now_s(void)
@@ -194,6 +247,8 @@ static inline int module_load(const char *relpath, const char *params)
 		return -errno;
 	ret = syscall(SYS_finit_module, fd, params ? params : "", 0) ? -errno : 0;
 	close(fd);
+	if (!ret)
+		saakm_track_module(relpath);
 	return ret;
 }
 
@@ -203,18 +258,29 @@ static inline int module_load(const char *relpath, const char *params)
  */
 static inline int reap_within(pid_t pid, double limit_s, int *status)
 {
-	double end = now_s() + limit_s;
+	/* a pidfd becomes readable when the child exits: no polling */
+	struct pollfd pfd = { .fd = syscall(SYS_pidfd_open, pid, 0), .events = POLLIN };
+	double end = now_s() + limit_s, left;
+	int ret = -ETIMEDOUT;
 	pid_t r;
 
 	do {
 		r = waitpid(pid, status, WNOHANG);
-		if (r == pid)
-			return 0;
-		if (r < 0)
-			return -errno;
-		usleep(1000);
+		if (r == pid || r < 0) {
+			ret = r < 0 ? -errno : 0;
+			break;
+		}
+		left = end - now_s();
+		if (pfd.fd >= 0 && left > 0)
+			poll(&pfd, 1, (int)(left * 1000) + 1);
+		else
+			usleep(1000);
 	} while (now_s() < end);
-	return -ETIMEDOUT;
+	if (ret == -ETIMEDOUT && waitpid(pid, status, WNOHANG) == pid)
+		ret = 0;
+	if (pfd.fd >= 0)
+		close(pfd.fd);
+	return ret;
 }
 
 /*
@@ -243,6 +309,61 @@ static inline int unload_module_within(const char *module, double limit_s, doubl
 	return -WEXITSTATUS(status);
 }
 
+/* SAAKM_TIMEOUT_SCALE (the debug pass is slower): 1 if unset. */
+static inline int timeout_scale(void)
+{
+	const char *s = getenv("SAAKM_TIMEOUT_SCALE");
+
+	return s && atoi(s) > 0 ? atoi(s) : 1;
+}
+
+/* rmmod @module, bounded (60 s times SAAKM_TIMEOUT_SCALE): 0, or -1 and why. */
+static inline int unload_module(const char *module)
+{
+	int ret = unload_module_within(module, 60.0 * timeout_scale(), NULL);
+
+	if (ret)
+		printf("# rmmod %s: %s\n", module,
+		       ret == -ETIMEDOUT ? "still running after the time limit" : strerror(-ret));
+	return ret ? -1 : 0;
+}
+
+/*
+ * Write @val to the sysfs (or any) file @path; the cleanup puts back what
+ * the file held before the test's first sysfs_set() of it. 0 or -1.
+ */
+static inline int sysfs_set(const char *path, const char *val)
+{
+	int i, fd;
+	ssize_t n;
+
+	for (i = 0; i < saakm_left.nr_files; i++)
+		if (!strcmp(saakm_left.files[i].path, path))
+			break;
+	if (i == saakm_left.nr_files && i < SAAKM_CLEANUP_FILES &&
+	    strlen(path) < sizeof(saakm_left.files[i].path)) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, saakm_left.files[i].old,
+				   sizeof(saakm_left.files[i].old) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			saakm_left.files[i].old[n] = 0;
+			strcpy(saakm_left.files[i].path, path);
+			saakm_left.nr_files++;
+		}
+	}
+	return write_file(path, val);
+}
+
+/* Take CPU @cpu offline (@on 0) or online; it is online again at cleanup. */
+static inline int set_cpu_online(int cpu, int on)
+{
+	char path[80];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	return sysfs_set(path, on ? "1" : "0");
+}
 
 /* Spin for about @secs seconds of wall time. */
 static inline void spin_for(double secs)
@@ -260,16 +381,21 @@ static inline pid_t spawn(int (*fn)(long), long arg)
 
 	if (pid == 0)
 		_exit(fn(arg));
+	saakm_track_child(pid);
 	return pid;
 }
 
-/* Wait for @pid; true if it exited with status 0. */
+/*
+ * Wait for child @pid, up to 60 s times SAAKM_TIMEOUT_SCALE; true if it
+ * exited with status 0. (One still running is killed by the cleanup.)
+ */
 static inline int reaped_ok(pid_t pid)
 {
-	int status;
+	int status, ret = reap_within(pid, 60.0 * timeout_scale(), &status);
 
-	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
-	       WEXITSTATUS(status) == 0;
+	if (ret == -ETIMEDOUT)
+		printf("# child %d still running after the time limit\n", pid);
+	return !ret && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 /*
@@ -458,6 +584,106 @@ static inline int spinner_normal(long arg)
 static inline int sleeper_normal(long usecs)
 {
 	return finished_normal(sleeper(usecs));
+}
+
+/*
+ * The cleanup, run however a test ends: returning from main(), exit(), or
+ * the SIGTERM (SIGINT) the suite's timeout sends. It puts back the files
+ * sysfs_set() changed, kills and reaps the children spawn() started, and
+ * unloads the modules load_policy() or module_load() loaded that are still
+ * loaded; every wait is bounded. So a test that fails midway leaves no
+ * policy, task or offline CPU behind for the tests after it. It sticks to
+ * calls that are safe in a signal handler (no stdio, no malloc).
+ */
+static inline void saakm_say(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0 && write(STDOUT_FILENO, buf, n < (int)sizeof(buf) ? n : (int)sizeof(buf) - 1) < 0)
+		return;
+}
+
+/* Reap the killed children, for up to @secs; how many are still there. */
+static inline int saakm_reap_left(double secs)
+{
+	double end = now_s() + secs;
+	int left, status;
+
+	do {
+		left = 0;
+		for (int i = 0; i < saakm_left.nr_kids; i++) {
+			pid_t pid = saakm_left.kids[i];
+
+			if (pid > 0 && waitpid(pid, &status, WNOHANG) == 0)
+				left++;
+			else
+				saakm_left.kids[i] = 0;
+		}
+		if (left)
+			usleep(10000);
+	} while (left && now_s() < end);
+	return left;
+}
+
+static inline void saakm_cleanup_run(void)
+{
+	static int ran;
+	int i, fd, ret, status, left;
+
+	if (getpid() != saakm_left.owner || ran++)
+		return;
+	for (i = saakm_left.nr_files - 1; i >= 0; i--) {
+		fd = open(saakm_left.files[i].path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, saakm_left.files[i].old, strlen(saakm_left.files[i].old)) < 0)
+			saakm_say("# cleanup: could not restore %s\n", saakm_left.files[i].path);
+		if (fd >= 0)
+			close(fd);
+	}
+	for (i = 0; i < saakm_left.nr_kids; i++)
+		if (saakm_left.kids[i] > 0 && waitpid(saakm_left.kids[i], &status, WNOHANG) == 0)
+			kill(saakm_left.kids[i], SIGKILL);
+	/* a task lost in a policy dies only once the policy lets it go */
+	left = saakm_reap_left(3);
+	for (i = 0; i < saakm_left.nr_mods; i++) {
+		if (!module_loaded(saakm_left.mods[i]))
+			continue;
+		saakm_say("# cleanup: rmmod %s (the test left it loaded)\n", saakm_left.mods[i]);
+		ret = unload_module_within(saakm_left.mods[i], 30, NULL);
+		if (ret == -ETIMEDOUT)
+			saakm_say("# cleanup: rmmod %s still running after 30 s\n", saakm_left.mods[i]);
+		else if (ret)
+			saakm_say("# cleanup: rmmod %s failed: errno %d\n", saakm_left.mods[i], -ret);
+	}
+	if (left && (left = saakm_reap_left(5)))
+		saakm_say("# cleanup: %d children still there after SIGKILL\n", left);
+}
+
+static void saakm_cleanup_at_exit(void)
+{
+	fflush(stdout);		/* keep the test's own lines first */
+	saakm_cleanup_run();
+}
+
+static void saakm_cleanup_signal(int sig)
+{
+	saakm_cleanup_run();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+__attribute__((constructor)) static void saakm_cleanup_init(void)
+{
+	struct sigaction sa = { .sa_handler = saakm_cleanup_signal };
+
+	saakm_left.owner = getpid();
+	atexit(saakm_cleanup_at_exit);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 }
 
 #endif /* SAAKM_TEST_H */

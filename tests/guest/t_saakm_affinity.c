@@ -21,20 +21,6 @@ static int stays_on(pid_t pid, int cpu)
 	return 1;
 }
 
-static int set_online(int cpu, int on)
-{
-	char path[80];
-	FILE *f;
-	int ret;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	ret = fprintf(f, "%d\n", on) > 0 ? 0 : -1;
-	return fclose(f) ? -1 : ret;
-}
-
 int main(void)
 {
 	int last = nr_cpus() - 1, id, ok;
@@ -70,13 +56,13 @@ int main(void)
 
 	/* Spread the others over all CPUs, then take the last CPU away. */
 	pin_to(t[0], last);
-	TAP_CHECK(set_online(last, 0) == 0, "offline the last CPU with SaaKM tasks queued");
+	TAP_CHECK(set_cpu_online(last, 0) == 0, "offline the last CPU with SaaKM tasks queued");
 	ok = 1;
 	for (int i = 0; i < 4; i++)
 		ok &= task_cpu_of(t[i]) != last && sched_getscheduler(t[i]) == SCHED_SAAKM;
 	usleep(300000);
 	TAP_CHECK(ok, "its tasks moved off it and stayed on fifo");
-	TAP_CHECK(set_online(last, 1) == 0, "bring it back online");
+	TAP_CHECK(set_cpu_online(last, 1) == 0, "bring it back online");
 	usleep(300000);
 
 	*stop = 1;

@@ -75,6 +75,9 @@ int main(void)
 		 getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".");
 	ko_path = path;
 	stop_init();
+	/* the churn threads load it with finit_module(): unload it at cleanup */
+	if (!module_loaded("saakm_fifo"))
+		saakm_track_module(path);
 
 	for (int w = 0; w < NR_WORKERS; w++)
 		workers[w] = spawn(sleeper, 5000);

@@ -66,14 +66,6 @@ static int busy_life(long unused __attribute__((unused)))
 	return 0;
 }
 
-static int set_online(int cpu, int on)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "echo %d > /sys/devices/system/cpu/cpu%d/online", on, cpu);
-	return system(cmd);
-}
-
 /* Three spinners on CPU 0 (even pids), the other CPUs left idle. */
 static void imbalance(pid_t *spin)
 {
@@ -149,8 +141,8 @@ int main(void)
 		reaped_ok(spin[i]);
 
 	if (ncpus > 1) {
-		TAP_CHECK(set_online(ncpus - 1, 0) == 0, "take the last CPU offline");
-		TAP_CHECK(set_online(ncpus - 1, 1) == 0, "and back online");
+		TAP_CHECK(set_cpu_online(ncpus - 1, 0) == 0, "take the last CPU offline");
+		TAP_CHECK(set_cpu_online(ncpus - 1, 1) == 0, "and back online");
 	}
 
 	TAP_CHECK(setpriority(PRIO_PROCESS, 0, 5) == 0, "setpriority(5) on a probe task");
