@@ -12,7 +12,7 @@ check "insmod saakm_fifo" insmod "$SAAKM_ROOT/policies/fifo/saakm_fifo.ko"
 check "stress-ng --aggressive cpu/fork/affinity for ${secs}s under fifo" \
 	"$saakm" run -p fifo -- stress-ng --aggressive --cpu 2 --fork 2 --affinity 2 \
 	--timeout "${secs}s" --temp-path /tmp --quiet
-state=$(awk '$2 == "fifo" { print $4 }' /proc/saakm/policies)
+state=$(policy_state fifo)
 [ "$state" = enabled ] && ok "fifo still enabled" || not_ok "fifo still enabled" "state: ${state:-gone}; $(cat /proc/saakm/errors)"
 grep -q '^fifo .*bad_transitions=0$' /proc/saakm/events && ok "no bad transition" ||
 	not_ok "no bad transition"

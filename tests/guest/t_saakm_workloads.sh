@@ -36,7 +36,9 @@ check "stress-ng cpu/fork/switch/yield mix under fifo" "$saakm" run -p fifo -- \
 
 grep -q '^fifo .*bad_transitions=0$' /proc/saakm/events && ok "no bad transition" ||
 	not_ok "no bad transition" "$(grep '^fifo' /proc/saakm/events)"
-"$saakm" list | grep -q 'fifo' && ok "fifo still enabled after the workloads" || not_ok "fifo still enabled after the workloads"
+state=$(policy_state fifo)
+[ "$state" = enabled ] && ok "fifo still enabled after the workloads" ||
+	not_ok "fifo still enabled after the workloads" "state: ${state:-gone}; $(cat /proc/saakm/errors)"
 check "rmmod saakm_fifo" rmmod saakm_fifo
 saakm_log_clean
 done_testing
