@@ -12,8 +12,9 @@
  *   bad_transition block() moves the task to RUNNING instead of BLOCKED
  *   wrong_cpu      unblock_prepare() returns a CPU that does not exist
  *   error          calls saakm_policy_error() from the callback "in"
- *   sleep          sleeps 20 ms in the callback "in": a kernel bug report
- *                  (in new_prepare), or a hung CPU (from interrupt context)
+ *   sleep          calls a function that may sleep (mutex_lock()) in the
+ *                  callback "in": the debug kernel reports it; the mutex
+ *                  is always free, so it never really sleeps or deadlocks
  *
  * Each of these must end with the policy ejected, its tasks back under
  * SCHED_NORMAL, and the reason in /proc/saakm/errors. Test use only.
@@ -51,8 +52,22 @@ static void maybe_error(const char *cb)
 {
 	if (faulting("error") && !strcmp(in, cb))
 		saakm_policy_error(&faulty_policy, "injected error in %s", cb);
-	if (faulting("sleep") && !strcmp(in, cb))
-		msleep(20);	/* a bug: callbacks run in atomic context */
+	if (faulting("sleep") && !strcmp(in, cb)) {
+		/*
+		 * A bug: callbacks run in atomic context. mutex_lock() calls
+		 * might_sleep(), which CONFIG_DEBUG_ATOMIC_SLEEP reports. The
+		 * mutex is private and taken by one caller at a time, so the
+		 * lock always succeeds at once and nothing is scheduled.
+		 */
+		static DEFINE_MUTEX(sleep_lock);
+		static atomic_t sleep_busy = ATOMIC_INIT(0);
+
+		if (!atomic_cmpxchg(&sleep_busy, 0, 1)) {
+			mutex_lock(&sleep_lock);
+			mutex_unlock(&sleep_lock);
+			atomic_set_release(&sleep_busy, 0);
+		}
+	}
 }
 
 /* Placement as in saakm_fifo: the (pid % allowed)-th allowed CPU. */
