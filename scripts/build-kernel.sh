@@ -171,7 +171,8 @@ while kill -0 "$pid" 2>/dev/null; do
 	sleep 2
 	el=$((SECONDS - t0))
 	if [ "$el" -ge "$next" ]; then
-		n=$(find "$KDIR" -name '*.o' -newer "$marker" 2>/dev/null | wc -l)
+		# find fails when kbuild deletes a file under its feet: only a count
+		n=$({ find "$KDIR" -name '*.o' -newer "$marker" 2>/dev/null || true; } | wc -l)
 		log "kernel: building... $(fmt_secs "$el"), $n objects compiled"
 		next=$((next + 30))
 	fi
