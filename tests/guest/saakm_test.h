@@ -284,6 +284,38 @@ static inline int reap_within(pid_t pid, double limit_s, int *status)
 }
 
 /*
+ * Reap the children in @pids (n of them) within @limit_s in all. Each one
+ * reaped is set to 0 in @pids and counted in *@exited (if not NULL).
+ * Return: how many of them exited with status 0.
+ */
+static inline int reap_all_within(pid_t *pids, int n, double limit_s, int *exited)
+{
+	double end = now_s() + limit_s;
+	int left, good = 0, status;
+
+	if (exited)
+		*exited = 0;
+	do {
+		left = 0;
+		for (int i = 0; i < n; i++) {
+			if (pids[i] <= 0)
+				continue;
+			if (waitpid(pids[i], &status, WNOHANG) != pids[i]) {
+				left++;
+				continue;
+			}
+			pids[i] = 0;
+			if (exited)
+				(*exited)++;
+			good += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		}
+		if (left)
+			usleep(1000);
+	} while (left && now_s() < end);
+	return good;
+}
+
+/*
  * delete_module(@module) from a child, so that an unload that never returns
  * fails the test instead of hanging it: 0, -errno, or -ETIMEDOUT after
  * @limit_s (the child is then left stuck in the kernel). The time the

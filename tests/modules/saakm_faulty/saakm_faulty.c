@@ -15,9 +15,19 @@
  *   sleep          calls a function that may sleep (mutex_lock()) in the
  *                  callback "in": the debug kernel reports it; the mutex
  *                  is always free, so it never really sleeps or deadlocks
+ *   drop_in_schedule  schedule() picks as usual, and also moves the next
+ *                  READY task of the CPU's runqueue to BLOCKED: a runnable
+ *                  task the policy forgets
+ *   block_in_tick  tick() moves the running task to BLOCKED: it is dropped
+ *                  when it leaves the CPU
+ *   terminate_in   moves a task to TERMINATED from the callback "in": tick
+ *                  (the running task), schedule (the task queued after the
+ *                  one picked) or block (the task blocking)
  *
  * Each of these must end with the policy ejected, its tasks back under
- * SCHED_NORMAL, and the reason in /proc/saakm/errors. Test use only.
+ * SCHED_NORMAL, and the reason in /proc/saakm/errors. The last three move
+ * only tasks whose state allows it, so that no refused transition gives
+ * them away: the class has to notice the lost task itself. Test use only.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -45,6 +55,12 @@ static struct saakm_rq *rq_of(int cpu)
 static bool faulting(const char *kind)
 {
 	return READ_ONCE(armed) && !strcmp(fault, kind);
+}
+
+/* The "terminate_in" fault, in callback @cb. */
+static bool terminating_in(const char *cb)
+{
+	return faulting("terminate_in") && !strcmp(in, cb);
 }
 
 /* The "error" and "sleep" faults, in callback @cb. */
@@ -106,9 +122,14 @@ static void faulty_unblock_place(struct task_struct *p, int cpu)
 
 static void faulty_block(struct task_struct *p, int cpu)
 {
+	enum saakm_task_state to = SAAKM_BLOCKED;
+
 	maybe_error("block");
-	saakm_change_state(p, faulting("bad_transition") ? SAAKM_RUNNING :
-			   SAAKM_BLOCKED, -1, NULL);
+	if (faulting("bad_transition"))
+		to = SAAKM_RUNNING;
+	else if (terminating_in("block"))
+		to = SAAKM_TERMINATED;
+	saakm_change_state(p, to, -1, NULL);
 }
 
 static void faulty_yield(struct task_struct *p, int cpu)
@@ -120,6 +141,16 @@ static void faulty_yield(struct task_struct *p, int cpu)
 static void faulty_tick(struct task_struct *p, int cpu)
 {
 	maybe_error("tick");
+	if (saakm_task_state(p) == SAAKM_RUNNING) {
+		if (faulting("block_in_tick")) {
+			saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
+			return;
+		}
+		if (terminating_in("tick")) {
+			saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
+			return;
+		}
+	}
 	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
@@ -131,7 +162,7 @@ static void faulty_terminate(struct task_struct *p)
 
 static struct task_struct *faulty_schedule(int cpu)
 {
-	struct task_struct *p;
+	struct task_struct *p, *next = NULL;
 	int other;
 
 	maybe_error("schedule");
@@ -147,8 +178,14 @@ static struct task_struct *faulty_schedule(int cpu)
 	saakm_rq_for_each(p, rq_of(cpu))
 		if (!faulting("starve") || p->pid != READ_ONCE(victim))
 			break;
-	if (p)
-		saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	if (!p)
+		return NULL;
+	if (faulting("drop_in_schedule") || terminating_in("schedule"))
+		next = saakm_rq_next(rq_of(cpu), p);
+	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	if (next)	/* READY: may go to BLOCKED or TERMINATED */
+		saakm_change_state(next, faulting("drop_in_schedule") ?
+				   SAAKM_BLOCKED : SAAKM_TERMINATED, -1, NULL);
 	return p;
 }
 
