@@ -28,7 +28,7 @@ timeout_s=${TIMEOUT:-900}
 [ "${KERNEL_VARIANT:-}" = debug ] && timeout_s=${TIMEOUT:-2400}
 label=${KERNEL_VARIANT:+$KERNEL_VARIANT/}
 # Scale knobs read by guest tests (see tests/guest/*), forwarded as is.
-guest_env=$(env | grep -E '^SAAKM_(CYCLES|STRESS_SECS|FUZZ_ITERS|TIMEOUT_SCALE|DEBUG_PASS)=[0-9]+$' | tr '\n' ' ')
+guest_env=$(env | grep -E '^SAAKM_(CYCLES|STRESS_SECS|FUZZ_ITERS|TIMEOUT_SCALE|DEBUG_PASS|EJECT_ROUNDS|MANY_TASKS)=[0-9]+$' | tr '\n' ' ')
 cpus=${CPUS:-2}
 while [ $# -gt 0 ]; do
 	case $1 in
