@@ -14,6 +14,13 @@
  * stops calling it (bypass), moves its tasks back to SCHED_NORMAL, and shows
  * the reason in /proc/saakm/errors. The module can still be unloaded.
  *
+ * Guaranteed share: SaaKM runs below every other class, but a per-CPU
+ * deadline server gives its tasks at least server_runtime_us of CPU in every
+ * server_period_us (/sys/kernel/saakm/, 50 ms per 1 s by default) when
+ * RT, deadline or fair tasks would otherwise starve them. A policy can rely
+ * on its tasks making progress, and on a lock one of them holds being
+ * released, however busy the CPU is.
+ *
  * The contract, in four rules:
  *
  * 1. A policy keeps runnable tasks in its own runqueues (&struct saakm_rq,
@@ -147,6 +154,7 @@ struct saakm_policy_pcpu {
 	unsigned long		next_balance;	/* jiffies of the next balancing_select() */
 	unsigned long		last_pick;	/* jiffies: last pick, or first READY task */
 	bool			balance_due;
+	bool			entered;	/* core_entry() ran, core_exit() not yet */
 	u64			events[SAAKM_NR_EVENTS];
 };
 
@@ -161,10 +169,12 @@ struct saakm_policy_pcpu {
  *
  * @new_prepare: a task joined the policy (fork, or sched_setattr from another
  *	class or policy). Return the CPU it should start on (any CPU in
- *	p->cpus_ptr; the class falls back if it is not allowed). Allocate
- *	per-task data here if needed (GFP_ATOMIC). p->pi_lock held; for a task
- *	moved with sched_setattr rq(task_cpu(p)) is held too and the returned
- *	CPU is only a hint: the task stays where it is until it next wakes up.
+ *	p->cpus_ptr; another CPU ejects the policy). Allocate per-task data
+ *	here if needed (GFP_ATOMIC): it is called exactly once per join,
+ *	before new_place(), also for tasks bound to one CPU. At fork it runs
+ *	in the parent with the child's p->pi_lock held; for a task moved with
+ *	sched_setattr rq(task_cpu(p)) is held too and the returned CPU is only
+ *	a hint: the task stays where it is until it next wakes up.
  *	Default: the task's current CPU.
  * @new_place: put new task @p in CPU @cpu's runqueue, normally with
  *	saakm_change_state(p, SAAKM_READY, cpu, rq). rq(@cpu) locked.
@@ -176,7 +186,8 @@ struct saakm_policy_pcpu {
  *	returned. rq(@cpu) locked.
  * @block: @p stops being runnable on @cpu: it went to sleep (it was RUNNING),
  *	or the class is moving it elsewhere (it may be READY: take it off your
- *	runqueue). Move it to SAAKM_BLOCKED. rq(@cpu) locked.
+ *	runqueue). Move it to SAAKM_BLOCKED. rq(@cpu) locked. This is the only
+ *	callback that may move a task to SAAKM_BLOCKED, and only @p.
  * @yield: @p, running on @cpu, called sched_yield(). Put it back with
  *	SAAKM_READY to let others run, or leave it RUNNING. rq(@cpu) locked.
  *	Default: keep running.
@@ -185,7 +196,8 @@ struct saakm_policy_pcpu {
  *	locked. Default: never preempt.
  * @terminate: @p leaves the policy: it exited, moved to another class or
  *	policy, or the policy is going away. Move it to SAAKM_TERMINATED (this
- *	also takes it off any runqueue). rq(task_cpu(p)) locked.
+ *	also takes it off any runqueue). rq(task_cpu(p)) locked. Only this
+ *	callback may move a task to SAAKM_TERMINATED, and only @p.
  *
  * Core events:
  *
@@ -203,11 +215,17 @@ struct saakm_policy_pcpu {
  *	@dst (saakm_can_migrate()), move it to SAAKM_MIGRATING and return it;
  *	or return NULL. The class migrates it and calls unblock_place(p, dst).
  *	rq(@src) and rq(@dst) locked. Required if newly_idle or
- *	balancing_select is set.
- * @core_entry: @cpu came online (also called for every online CPU at
- *	registration, after @init). rq(@cpu) locked.
- * @core_exit: @cpu goes offline (also for every online CPU at
- *	unregistration, before @exit). rq(@cpu) locked.
+ *	balancing_select is set. Only this callback may move a task to
+ *	SAAKM_MIGRATING.
+ * @core_entry: @cpu is up: called for every online CPU at registration,
+ *	after @init and before any other callback, and when a CPU comes online
+ *	(before it runs any task). rq(@cpu) locked.
+ * @core_exit: @cpu goes down: called when a CPU goes offline, after every
+ *	task has left it, and for every CPU at unregistration, after the last
+ *	other callback and before @exit. rq(@cpu) locked.
+ *	core_entry(n) and core_exit(n) alternate, and the policy gets no
+ *	callback about CPU n (as @cpu, or as @src/@dst) outside the pair;
+ *	cpuset changes that rebuild scheduling domains do not call them.
  *
  * Policy management:
  *
@@ -215,7 +233,9 @@ struct saakm_policy_pcpu {
  *	may sleep; a negative return aborts registration.
  * @exit: tear down global state, after the last callback. May sleep.
  * @free_metadata: release per-task data (saakm_task_data()); called right
- *	after terminate, and for a task that joined but failed to start.
+ *	after terminate, and for a task that joined but failed to start;
+ *	also after an ejection, so that nothing leaks. rq(task_cpu(p)) locked,
+ *	interrupts off: do not sleep (kfree() is fine).
  * @checkparam_attr: validate @attr for @p (joining or already attached).
  *	Return 0 or a negative errno, which sched_setattr() returns. rq and
  *	p->pi_lock held. Default: accept.
@@ -290,10 +310,13 @@ void saakm_unregister_policy(struct saakm_policy *policy);
  * @policy: the policy, alive until saakm_unregister_policy() returns
  *
  * Calls @policy->init, assigns the id shown in /proc/saakm/policies, then
- * core_entry for every online CPU.
+ * core_entry for every online CPU, then makes the policy visible. Among
+ * policies with work on a CPU, the one registered in the lowest free slot
+ * runs first: registration order, unless an unload freed a lower slot.
  *
  * Return: the policy id (> 0) or a negative errno (-EEXIST for a name in use,
- * -EINVAL for a missing mandatory callback, -ENOSPC past %SAAKM_MAX_POLICIES).
+ * -EBUSY for a policy registered already, -EINVAL for a missing mandatory
+ * callback, -ENOSPC with %SAAKM_MAX_POLICIES loaded).
  */
 #define saakm_register_policy(policy) __saakm_register_policy(policy, THIS_MODULE)
 

@@ -50,13 +50,8 @@
 
 #include "saakm_internal.h"
 
-/* Per-CPU state of the class, beside struct rq so the core's rq is unchanged. */
-struct saakm_cpu {
-	bool			idle;		/* running the idle task */
-	struct irq_work		balance_work;	/* periodic balancing, out of the tick */
-};
-
-static DEFINE_PER_CPU(struct saakm_cpu, saakm_cpus);
+DEFINE_PER_CPU(struct saakm_cpu, saakm_cpus);
+DEFINE_PER_CPU(struct saakm_ctx, saakm_ctx) = { .ev = SAAKM_NR_EVENTS };
 
 static inline struct saakm_policy_pcpu *pol_pcpu(struct saakm_policy *pol, int cpu)
 {
@@ -66,15 +61,18 @@ static inline struct saakm_policy_pcpu *pol_pcpu(struct saakm_policy *pol, int c
 /* Round-robin slice of tasks the class runs itself for an ejected policy. */
 #define SAAKM_BYPASS_SLICE_NS	(20 * NSEC_PER_MSEC)
 
-/* Park @p on the class-owned list of its CPU: at the head, or the tail. */
-static void park(struct task_struct *p, int cpu, bool tail)
+/*
+ * Park @p, RUNNING, on the class-owned list of @cpu: at the head, or the
+ * tail. A parked task runs before the policy is asked for another one.
+ */
+void saakm_park(struct task_struct *p, int cpu, bool tail)
 {
 	struct list_head *head = &pol_pcpu(p->saakm.policy, cpu)->preempted;
 
 	if (tail)
-		list_add_tail(&p->saakm.core_node, head);
+		list_move_tail(&p->saakm.core_node, head);
 	else
-		list_add(&p->saakm.core_node, head);
+		list_move(&p->saakm.core_node, head);
 	saakm_note_work(p->saakm.policy, cpu);
 }
 
@@ -98,9 +96,122 @@ static bool curr_keeps_cpu(struct rq *rq, struct task_struct *curr)
 	       !saakm_has_work(rq, curr->saakm.policy);
 }
 
+/*
+ * CPU time used by a SaaKM task also counts against the class's deadline
+ * server, whether the server picked the task or not: like the fair server,
+ * it is deferred and only runs when the class got less than its runtime in
+ * a period.
+ */
 static void update_curr_saakm(struct rq *rq)
 {
-	update_curr_common(rq);
+	struct sched_dl_entity *server = &per_cpu(saakm_cpus, cpu_of(rq)).server;
+	s64 delta = update_curr_common(rq);
+
+	if (delta > 0 && dl_server_active(server))
+		dl_server_update(server, delta);
+}
+
+/*
+ * The class's deadline server. SaaKM runs below every other class, so an
+ * RT or deadline task that never sleeps would starve its tasks for ever,
+ * and with them anyone waiting for a lock one of them holds. As the fair
+ * class does with rq->fair_server, each CPU has a SCHED_DEADLINE entity
+ * that runs SaaKM tasks for saakm_server_runtime_ns in every
+ * saakm_server_period_ns when they did not get that much CPU by themselves
+ * (it is deferred to the end of the period, so it costs nothing while the
+ * class is not starved). Tunable in /sys/kernel/saakm/server_*_us.
+ */
+u64 saakm_server_runtime_ns = 50 * NSEC_PER_MSEC;
+u64 saakm_server_period_ns = NSEC_PER_SEC;
+
+static struct task_struct *pick_task_saakm(struct rq *rq);
+
+static struct task_struct *saakm_server_pick(struct sched_dl_entity *dl_se)
+{
+	return pick_task_saakm(dl_se->rq);
+}
+
+/* A SaaKM task was enqueued on @rq (locked, clock updated). */
+static void saakm_server_start(struct rq *rq)
+{
+	struct sched_dl_entity *dl_se = &per_cpu(saakm_cpus, cpu_of(rq)).server;
+
+	if (dl_server_active(dl_se) || !cpu_online(cpu_of(rq)))
+		return;
+	/* First start: dl_server_start() would apply the fair server's values. */
+	if (!dl_se->dl_server) {
+		if (dl_server_apply_params(dl_se, READ_ONCE(saakm_server_runtime_ns),
+					   READ_ONCE(saakm_server_period_ns), 1))
+			return;
+		dl_se->dl_server = 1;
+		dl_se->dl_defer = 1;
+		setup_new_dl_entity(dl_se);
+	}
+	dl_server_start(dl_se);
+}
+
+/* Apply new server parameters on @cpu; process context. */
+static int saakm_server_apply(int cpu, u64 runtime, u64 period)
+{
+	struct saakm_cpu *sc = &per_cpu(saakm_cpus, cpu);
+	struct rq *rq = cpu_rq(cpu);
+	struct rq_flags rf;
+	int ret = 0;
+
+	rq_lock_irqsave(rq, &rf);
+	update_rq_clock(rq);
+	if (sc->server.dl_server) {
+		/* Stopping an inactive server would subtract its bandwidth twice. */
+		if (dl_server_active(&sc->server))
+			dl_server_stop(&sc->server);
+		ret = dl_server_apply_params(&sc->server, runtime, period, 0);
+		if (sc->nr_queued && runtime)
+			dl_server_start(&sc->server);
+	}
+	rq_unlock_irqrestore(rq, &rf);
+	return ret;
+}
+
+/**
+ * saakm_server_set_params - set the SaaKM deadline server of every CPU
+ * @runtime_ns: guaranteed runtime per period; 0 disables the server
+ * @period_ns: period, 100 us to 4 s
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EINVAL for values out of range, or -EBUSY if the deadline
+ * bandwidth of a root domain cannot take the new share.
+ */
+int saakm_server_set_params(u64 runtime_ns, u64 period_ns)
+{
+	int cpu, ret = 0;
+
+	if (period_ns < 100 * NSEC_PER_USEC || period_ns > 4 * NSEC_PER_SEC ||
+	    runtime_ns > period_ns)
+		return -EINVAL;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		ret = saakm_server_apply(cpu, runtime_ns, period_ns);
+		if (ret)
+			break;
+	}
+	if (!ret) {
+		WRITE_ONCE(saakm_server_runtime_ns, runtime_ns);
+		WRITE_ONCE(saakm_server_period_ns, period_ns);
+	}
+	cpus_read_unlock();
+	return ret;
+}
+
+/**
+ * saakm_attach_root - account the server's bandwidth in a new root domain
+ * @rq: a runqueue that moved to a new root domain, locked
+ */
+void saakm_attach_root(struct rq *rq)
+{
+	struct sched_dl_entity *dl_se = &per_cpu(saakm_cpus, cpu_of(rq)).server;
+
+	if (dl_se->dl_server)
+		__dl_server_attach_root(dl_se, rq);
 }
 
 /*
@@ -115,7 +226,7 @@ static void check_placed(struct rq *rq, struct task_struct *p, const char *ev)
 	saakm_eject(p->saakm.policy, "callback", "%s left task %d in state %s",
 			   ev, p->pid, saakm_state_name(p->saakm.state));
 	saakm_force_state(p, SAAKM_RUNNING);
-	park(p, cpu_of(rq), true);
+	saakm_park(p, cpu_of(rq), true);
 }
 
 static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
@@ -128,6 +239,8 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 
 	add_nr_running(rq, 1);
 	p->saakm.flags |= SAAKM_TF_QUEUED;
+	per_cpu(saakm_cpus, cpu).nr_queued++;
+	saakm_server_start(rq);
 
 	if (unlikely(saakm_bypassing(pol))) {
 		/* Ejected: the class runs the task itself (see top of file). */
@@ -135,15 +248,22 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		    task_current(rq, p))
 			return;
 		saakm_force_state(p, SAAKM_RUNNING);
-		park(p, cpu, true);
+		saakm_park(p, cpu, true);
 		return;
 	}
 
+	/*
+	 * Joined the policy while running, or back from a priority boost while
+	 * running: the task keeps its CPU, and set_next_task(), which follows,
+	 * makes it the policy's RUNNING task. Placing it in a runqueue now
+	 * would leave it READY while it runs.
+	 */
+	if (task_current(rq, p) && (p->saakm.state == SAAKM_NOT_QUEUED ||
+				    p->saakm.state == SAAKM_BLOCKED))
+		return;
+
 	switch (p->saakm.state) {
 	case SAAKM_NOT_QUEUED:
-		/* Joined the policy while running: set_next_task() follows. */
-		if (task_current(rq, p))
-			return;
 		saakm_call(pol, NEW_PLACE, cpu, new_place, p, cpu);
 		check_placed(rq, p, "new_place");
 		break;
@@ -182,6 +302,7 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		update_curr_saakm(rq);
 	sub_nr_running(rq, 1);
 	p->saakm.flags &= ~SAAKM_TF_QUEUED;
+	per_cpu(saakm_cpus, cpu).nr_queued--;
 
 	/* Same-rq save/restore: the policy keeps its view (see top of file). */
 	if ((flags & DEQUEUE_SAVE) && !(flags & DEQUEUE_SLEEP))
@@ -200,7 +321,7 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	case SAAKM_RUNNING:
 		/* Going to sleep, or being moved off this CPU by the class. */
 		unpark(p, cpu);
-		saakm_call(pol, BLOCK, cpu, block, p, cpu);
+		saakm_call_for(pol, BLOCK, cpu, p, block, p, cpu);
 		if (p->saakm.state != SAAKM_BLOCKED) {
 			saakm_eject(pol, "callback", "block left task %d in state %s",
 					   p->pid, saakm_state_name(p->saakm.state));
@@ -232,13 +353,13 @@ static bool yield_to_task_saakm(struct rq *rq, struct task_struct *to)
 	return false;
 }
 
-/* Earlier policies (lower id) outrank later ones on a CPU. */
+/* Policies in lower slots outrank later ones on a CPU. */
 static void wakeup_preempt_saakm(struct rq *rq, struct task_struct *p, int flags)
 {
 	struct task_struct *curr = rq->curr;
 
 	if (curr->saakm.policy && p->saakm.policy &&
-	    p->saakm.policy->id < curr->saakm.policy->id)
+	    p->saakm.policy->slot < curr->saakm.policy->slot)
 		resched_curr(rq);
 }
 
@@ -262,16 +383,19 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 	return p;
 }
 
-static struct task_struct *pick_task_saakm(struct rq *rq)
+/*
+ * pick_task() must have no effect the core cannot undo: under core
+ * scheduling it is called for sibling CPUs and its answer may be thrown
+ * away. So a task the policy picks is parked at the head of the class-owned
+ * list, where the next pick_task() finds it again, and set_next_task()
+ * commits the pick by unparking it (as ext.c takes a task off its local DSQ
+ * only in set_next_task).
+ */
+static struct task_struct *saakm_pick_parked(struct rq *rq, int cpu)
 {
-	struct task_struct *curr = rq->donor;
-	int cpu = cpu_of(rq);
 	u64 work;
 
-	if (curr_keeps_cpu(rq, curr))
-		return curr;
-
-	/* Only policies with work here, in registration (slot) order. */
+	/* Only policies with work here, in slot order. */
 	for (work = per_cpu(saakm_work, cpu); work; work &= work - 1) {
 		struct saakm_policy *pol;
 		struct saakm_policy_pcpu *pc;
@@ -283,21 +407,40 @@ static struct task_struct *pick_task_saakm(struct rq *rq)
 			continue;
 		pc = pol_pcpu(pol, cpu);
 
-		/* A task a higher class preempted resumes first. */
+		/* A parked task (preempted, or picked already) resumes first. */
 		p = list_first_entry_or_null(&pc->preempted, struct task_struct,
 					     saakm.core_node);
-		if (p) {
-			unpark(p, cpu);
+		if (p)
 			return p;
-		}
-		if (pc->nr_ready) {
-			p = unlikely(saakm_bypassing(pol)) ? saakm_bypass_pick(pol, cpu) :
-							    policy_pick(pol, cpu);
-			if (p)
-				return p;
+		if (!pc->nr_ready)
+			continue;
+		if (unlikely(saakm_bypassing(pol)))
+			return saakm_bypass_pick(pol, cpu);
+		p = policy_pick(pol, cpu);
+		if (p) {
+			saakm_park(p, cpu, false);
+			return p;
 		}
 	}
 	return NULL;
+}
+
+static struct task_struct *pick_task_saakm(struct rq *rq)
+{
+	struct task_struct *curr = rq->donor;
+	int cpu = cpu_of(rq);
+	struct task_struct *p;
+
+	if (curr_keeps_cpu(rq, curr))
+		return curr;
+	p = saakm_pick_parked(rq, cpu);
+	/*
+	 * The core calls neither put_prev_task() nor set_next_task() when the
+	 * pick is the task already running: it must not stay parked.
+	 */
+	if (p == curr)
+		unpark(p, cpu);
+	return p;
 }
 
 static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
@@ -319,9 +462,21 @@ static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
 		break;
 	case SAAKM_RUNNING:
 		/* Outranked while running: resume first on this CPU later. */
-		park(p, cpu_of(rq), rotate);
+		saakm_park(p, cpu_of(rq), rotate);
+		break;
+	case SAAKM_READY:
+		/* Put back by yield() or tick(): the policy will pick it. */
 		break;
 	default:
+		/*
+		 * Still runnable, but neither running nor in a runqueue: the
+		 * policy dropped it. Report it and keep the task alive.
+		 */
+		saakm_eject(p->saakm.policy, "callback",
+			    "task %d left cpu %d in state %s while runnable",
+			    p->pid, cpu_of(rq), saakm_state_name(p->saakm.state));
+		saakm_force_state(p, SAAKM_RUNNING);
+		saakm_park(p, cpu_of(rq), true);
 		break;
 	}
 }
@@ -330,8 +485,14 @@ static void set_next_task_saakm(struct rq *rq, struct task_struct *p, bool first
 {
 	p->se.exec_start = rq_clock_task(rq);
 
-	/* Joined a policy while running: it is the policy's RUNNING task now. */
-	if (p->saakm.state == SAAKM_NOT_QUEUED)
+	/* The pick is final now (see pick_task_saakm()). */
+	unpark(p, cpu_of(rq));
+
+	/*
+	 * Joined a policy, or came back from a priority boost, while running:
+	 * it is the policy's RUNNING task now.
+	 */
+	if (p->saakm.state == SAAKM_NOT_QUEUED || p->saakm.state == SAAKM_BLOCKED)
 		saakm_force_state(p, SAAKM_RUNNING);
 }
 
@@ -381,7 +542,8 @@ static bool saakm_pull(struct rq *dst, int src_cpu, struct saakm_policy *pol)
 
 static bool valid_src(int src, int dst)
 {
-	return src >= 0 && src < nr_cpu_ids && src != dst && cpu_online(src);
+	return src >= 0 && src < nr_cpu_ids && src != dst &&
+	       per_cpu(saakm_cpus, src).live;
 }
 
 /*
@@ -395,7 +557,7 @@ static int balance_saakm(struct rq *rq, struct task_struct *prev, struct rq_flag
 
 	if (curr_keeps_cpu(rq, prev) || saakm_has_work(rq, NULL))
 		return 1;
-	if (!saakm_balancing())
+	if (!saakm_balancing() || !per_cpu(saakm_cpus, cpu).live)
 		return 0;
 
 	for_each_saakm_policy(pol) {
@@ -422,6 +584,8 @@ static void saakm_balance_workfn(struct irq_work *work)
 	struct rq *rq = cpu_rq(cpu);
 	struct saakm_policy *pol;
 
+	if (!per_cpu(saakm_cpus, cpu).live)
+		return;
 	rcu_read_lock();
 	for_each_saakm_policy(pol) {
 		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
@@ -459,6 +623,9 @@ void __saakm_tick(struct rq *rq)
 	struct saakm_policy *pol;
 	bool due = false;
 
+	if (!per_cpu(saakm_cpus, cpu_of(rq)).live)
+		return;
+
 	for_each_saakm_policy(pol) {
 		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu_of(rq));
 
@@ -485,7 +652,9 @@ void __saakm_tick(struct rq *rq)
 
 /*
  * Choose the CPU for a waking or new task. The policy decides; if it names
- * a CPU the task may not use, report it and let the core fall back.
+ * a CPU the task may not use, report it and let the core fall back. For a
+ * new task, new_prepare() already ran at fork (saakm_fork()), because the
+ * core skips this hook for tasks bound to one CPU: use its answer.
  */
 static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_flags)
 {
@@ -495,11 +664,16 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 	if (!pol || unlikely(saakm_bypassing(pol)))
 		return prev_cpu;
 
+	if (wake_flags & WF_FORK) {
+		cpu = p->saakm.cpu;
+		/* cpuset attach may have narrowed the affinity since the fork */
+		if (cpu < 0 || !cpumask_test_cpu(cpu, p->cpus_ptr))
+			cpu = prev_cpu;
+		return cpu;
+	}
 	if ((wake_flags & WF_TTWU) && pol->unblock_prepare)
 		cpu = saakm_call_ret(pol, UNBLOCK_PREPARE, prev_cpu,
 				     unblock_prepare, p);
-	else if ((wake_flags & WF_FORK) && pol->new_prepare)
-		cpu = saakm_call_ret(pol, NEW_PREPARE, prev_cpu, new_prepare, p);
 
 	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
 		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
@@ -510,24 +684,48 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 	return cpu;
 }
 
-static void rq_online_saakm(struct rq *rq)
-{
-	struct saakm_policy *pol;
-
-	for_each_saakm_policy(pol)
-		if (pol->core_entry && pol->state == SAAKM_POLICY_ENABLED)
-			saakm_call(pol, CORE_ENTRY, cpu_of(rq), core_entry, cpu_of(rq));
-}
-
-static void rq_offline_saakm(struct rq *rq)
-{
-	struct saakm_policy *pol;
-
-	for_each_saakm_policy(pol)
-		if (pol->core_exit && pol->state == SAAKM_POLICY_ENABLED)
-			saakm_call(pol, CORE_EXIT, cpu_of(rq), core_exit, cpu_of(rq));
-}
 #endif /* CONFIG_SMP */
+
+/**
+ * saakm_cpu_starting - a CPU comes up: open its core_entry/core_exit bracket
+ * @cpu: the CPU, which runs this with interrupts off
+ *
+ * Called from sched_cpu_starting(), before the CPU's tick starts and before
+ * it can run any task. rq_online/rq_offline are not used for this: root
+ * domain rebuilds (cpusets) call them for CPUs that stay up.
+ */
+void saakm_cpu_starting(unsigned int cpu)
+{
+	struct rq *rq = cpu_rq(cpu);
+	struct saakm_policy *pol;
+	struct rq_flags rf;
+
+	rq_lock_irqsave(rq, &rf);
+	per_cpu(saakm_cpus, cpu).live = true;
+	for_each_saakm_policy(pol)
+		if (READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED)
+			saakm_core_entry(pol, cpu);
+	rq_unlock_irqrestore(rq, &rf);
+}
+
+/**
+ * saakm_cpu_dying - a CPU goes down: close its bracket
+ * @rq: its runqueue, locked; every task has left it
+ *
+ * Called from sched_cpu_dying(), after the last SaaKM task was pushed off
+ * the CPU, so a policy sees no per-CPU callback for @rq after core_exit().
+ */
+void saakm_cpu_dying(struct rq *rq)
+{
+	struct saakm_cpu *sc = &per_cpu(saakm_cpus, cpu_of(rq));
+	struct saakm_policy *pol;
+
+	if (dl_server_active(&sc->server))
+		dl_server_stop(&sc->server);
+	sc->live = false;
+	for_each_saakm_policy(pol)
+		saakm_core_exit(pol, cpu_of(rq));
+}
 
 static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
 {
@@ -547,6 +745,7 @@ static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
 	if (!pol->tick)
 		return;
 	saakm_call(pol, TICK, cpu_of(rq), tick, p, cpu_of(rq));
+	/* tick() may have moved curr anywhere: put_prev_task() checks that. */
 	if (p->saakm.state == SAAKM_READY_TICK)
 		resched_curr(rq);
 }
@@ -578,14 +777,21 @@ static void switched_from_saakm(struct rq *rq, struct task_struct *p)
 		saakm_force_state(p, SAAKM_BLOCKED);
 		return;
 	}
-	saakm_call(pol, BLOCK, cpu_of(rq), block, p, cpu_of(rq));
+	saakm_call_for(pol, BLOCK, cpu_of(rq), p, block, p, cpu_of(rq));
 	if (p->saakm.state != SAAKM_BLOCKED)
 		saakm_force_state(p, SAAKM_BLOCKED);
 }
 
+/*
+ * A task entering the class is now below every fair task: if it is the one
+ * running (it switched itself, or a priority boost ended), let the core
+ * pick again so that higher classes get the CPU.
+ */
 static void switched_to_saakm(struct rq *rq, struct task_struct *p)
 {
-	if (task_on_rq_queued(p) && !task_current(rq, p))
+	if (task_current(rq, p))
+		resched_curr(rq);
+	else if (task_on_rq_queued(p))
 		wakeup_preempt(rq, p, 0);
 }
 
@@ -614,7 +820,7 @@ void saakm_update_idle(struct rq *rq, bool idle)
 	struct saakm_policy *pol;
 	int cpu = cpu_of(rq);
 
-	if (sc->idle == idle)
+	if (sc->idle == idle || !sc->live)
 		return;
 	sc->idle = idle;
 	for_each_saakm_policy(pol) {
@@ -647,9 +853,16 @@ static int __init saakm_class_init(void)
 {
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		init_irq_work(&per_cpu(saakm_cpus, cpu).balance_work,
-			      saakm_balance_workfn);
+	for_each_possible_cpu(cpu) {
+		struct saakm_cpu *sc = &per_cpu(saakm_cpus, cpu);
+
+		init_irq_work(&sc->balance_work, saakm_balance_workfn);
+		init_dl_entity(&sc->server);
+		dl_server_init(&sc->server, cpu_rq(cpu), saakm_server_pick);
+	}
+	/* Before SMP bring-up: the other CPUs go through saakm_cpu_starting(). */
+	for_each_online_cpu(cpu)
+		per_cpu(saakm_cpus, cpu).live = true;
 	return 0;
 }
 early_initcall(saakm_class_init);
@@ -670,8 +883,6 @@ DEFINE_SCHED_CLASS(saakm) = {
 	.balance		= balance_saakm,
 	.select_task_rq		= select_task_rq_saakm,
 	.set_cpus_allowed	= set_cpus_allowed_common,
-	.rq_online		= rq_online_saakm,
-	.rq_offline		= rq_offline_saakm,
 #endif
 
 	.task_tick		= task_tick_saakm,

@@ -52,7 +52,9 @@ static inline void saakm_tick(struct rq *rq)
 		__saakm_tick(rq);
 }
 void saakm_update_idle(struct rq *rq, bool idle);
-
+void saakm_cpu_starting(unsigned int cpu);
+void saakm_cpu_dying(struct rq *rq);
+void saakm_attach_root(struct rq *rq);
 
 #else /* !CONFIG_SCHED_CLASS_SAAKM */
 
@@ -74,6 +76,9 @@ static inline void saakm_setparams(struct task_struct *p,
 static inline void saakm_getparams(struct task_struct *p, struct sched_attr *attr) {}
 static inline void saakm_tick(struct rq *rq) {}
 static inline void saakm_update_idle(struct rq *rq, bool idle) {}
+static inline void saakm_cpu_starting(unsigned int cpu) {}
+static inline void saakm_cpu_dying(struct rq *rq) {}
+static inline void saakm_attach_root(struct rq *rq) {}
 
 #endif /* CONFIG_SCHED_CLASS_SAAKM */
 #endif /* _KERNEL_SCHED_SAAKM_H */

@@ -55,6 +55,24 @@ static inline void saakm_note_work(struct saakm_policy *pol, int cpu)
 extern unsigned int saakm_watchdog_timeout_ms;
 
 /*
+ * Per-CPU state of the class, beside struct rq so that the core's rq is
+ * unchanged. Protected by the CPU's rq lock.
+ */
+struct saakm_cpu {
+	bool			idle;		/* running the idle task */
+	bool			live;		/* between cpu_starting and cpu_dying */
+	unsigned int		nr_queued;	/* SaaKM tasks enqueued here */
+	struct irq_work		balance_work;	/* periodic balancing, out of the tick */
+	struct sched_dl_entity	server;		/* guaranteed share under RT/DL load */
+};
+
+DECLARE_PER_CPU(struct saakm_cpu, saakm_cpus);
+
+/* Deadline server parameters, /sys/kernel/saakm/server_{runtime,period}_us. */
+extern u64 saakm_server_runtime_ns, saakm_server_period_ns;
+int saakm_server_set_params(u64 runtime_ns, u64 period_ns);
+
+/*
  * Messages from scheduler paths: printk() may wake the console owner and
  * take an rq lock we hold, so defer, and rate-limit what a buggy policy can
  * repeat.
@@ -84,17 +102,48 @@ static inline void __saakm_count(struct saakm_policy *pol, enum saakm_event ev, 
 
 #define saakm_count(pol, ev, cpu) __saakm_count(pol, SAAKM_EV_##ev, cpu)
 
+/*
+ * The policy callback running on this CPU, and the task it was called for
+ * (block and terminate only). saakm_change_state() reads it: only block()
+ * may block a task, only terminate() may terminate one, only balance_pick()
+ * may start a migration. Callbacks run with interrupts off and never nest,
+ * so one slot per CPU is enough.
+ */
+struct saakm_ctx {
+	enum saakm_event	ev;	/* SAAKM_NR_EVENTS outside any callback */
+	struct task_struct	*p;
+};
+
+DECLARE_PER_CPU(struct saakm_ctx, saakm_ctx);
+
+static inline void saakm_ctx_set(enum saakm_event ev, struct task_struct *p)
+{
+	__this_cpu_write(saakm_ctx.ev, ev);
+	__this_cpu_write(saakm_ctx.p, p);
+}
+
 /* Call a policy callback and count the event. */
 #define saakm_call(pol, ev, cpu, fn, args...)			\
+	saakm_call_for(pol, ev, cpu, NULL, fn, ##args)
+
+/* The same, for a callback about task @tsk (block, terminate). */
+#define saakm_call_for(pol, ev, cpu, tsk, fn, args...)		\
 	do {							\
 		saakm_count(pol, ev, cpu);			\
+		saakm_ctx_set(SAAKM_EV_##ev, tsk);		\
 		(pol)->fn(args);				\
+		saakm_ctx_set(SAAKM_NR_EVENTS, NULL);		\
 	} while (0)
 
 #define saakm_call_ret(pol, ev, cpu, fn, args...)		\
 	({							\
+		typeof((pol)->fn(args)) __ret;			\
+								\
 		saakm_count(pol, ev, cpu);			\
-		(pol)->fn(args);				\
+		saakm_ctx_set(SAAKM_EV_##ev, NULL);		\
+		__ret = (pol)->fn(args);			\
+		saakm_ctx_set(SAAKM_NR_EVENTS, NULL);		\
+		__ret;						\
 	})
 
 const char *saakm_state_name(enum saakm_task_state state);
@@ -105,4 +154,7 @@ bool saakm_cpu_free_for(struct saakm_policy *pol, int cpu);
 struct task_struct *saakm_bypass_pick(struct saakm_policy *pol, int cpu);
 void saakm_force_state(struct task_struct *p, enum saakm_task_state state);
 void saakm_detach(struct task_struct *p);
+void saakm_core_entry(struct saakm_policy *pol, int cpu);
+void saakm_core_exit(struct saakm_policy *pol, int cpu);
+void saakm_park(struct task_struct *p, int cpu, bool tail);
 #endif /* _KERNEL_SCHED_SAAKM_INTERNAL_H */

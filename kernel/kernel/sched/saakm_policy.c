@@ -58,6 +58,10 @@ const char *saakm_state_name(enum saakm_task_state state)
 
 /*
  * Transitions a policy may make, by source state (the paper's Figure 2).
+ * Three targets are further tied to one callback (saakm_in_context()):
+ * BLOCKED only from block() for that task, TERMINATED only from
+ * terminate() for that task, MIGRATING only from balance_pick(). Anything
+ * else would leave a runnable task in no runqueue and on no CPU.
  * The class itself also moves tasks NOT_QUEUED -> RUNNING (joined while
  * running), READY_TICK -> READY (left the CPU) and * -> BLOCKED (PI boost),
  * with saakm_force_state().
@@ -215,23 +219,43 @@ void saakm_force_state(struct task_struct *p, enum saakm_task_state state)
 		leave_state(p);
 	if (state == SAAKM_RUNNING && p->saakm.state != SAAKM_RUNNING)
 		p->saakm.run_start = p->se.sum_exec_runtime;
+	if (state != p->saakm.state)
+		p->saakm.ready_at = jiffies;
 	p->saakm.state = state;
 }
 
+/* Is the callback running on this CPU allowed to move @p to @to? */
+static bool saakm_in_context(struct task_struct *p, enum saakm_task_state to)
+{
+	enum saakm_event ev = __this_cpu_read(saakm_ctx.ev);
+	struct task_struct *for_task = __this_cpu_read(saakm_ctx.p);
+
+	switch (to) {
+	case SAAKM_BLOCKED:
+		return ev == SAAKM_EV_BLOCK && for_task == p;
+	case SAAKM_TERMINATED:
+		return ev == SAAKM_EV_TERMINATE && for_task == p;
+	case SAAKM_MIGRATING:
+		return ev == SAAKM_EV_BALANCE_PICK;
+	default:
+		return true;
+	}
+}
+
 static void report_bad_transition(struct task_struct *p, enum saakm_task_state to,
-				  int cpu, unsigned long ip)
+				  int cpu, unsigned long ip, const char *why)
 {
 	struct saakm_policy *pol = p->saakm.policy;
 
 	atomic_inc(&pol->nr_bad_transitions);
 	if (static_branch_likely(&saakm_log_transitions_key))
-		saakm_printk_ratelimited(KERN_ERR "saakm: policy %s: task %d (%s) on cpu %d: invalid transition %s -> %s at %pS\n",
+		saakm_printk_ratelimited(KERN_ERR "saakm: policy %s: task %d (%s) on cpu %d: invalid transition %s -> %s%s at %pS\n",
 				   pol->name, p->pid, p->comm, cpu,
 				   saakm_state_name(p->saakm.state),
-				   saakm_state_name(to), (void *)ip);
-	saakm_eject(pol, "transition", "task %d on cpu %d: %s -> %s at %pS",
+				   saakm_state_name(to), why, (void *)ip);
+	saakm_eject(pol, "transition", "task %d on cpu %d: %s -> %s%s at %pS",
 		    p->pid, cpu, saakm_state_name(p->saakm.state),
-		    saakm_state_name(to), (void *)ip);
+		    saakm_state_name(to), why, (void *)ip);
 }
 
 /**
@@ -248,7 +272,9 @@ static void report_bad_transition(struct task_struct *p, enum saakm_task_state t
  * the task off its runqueue; entering READY inserts it, so a task can never
  * be queued twice. With checking on (the default), a transition not in the
  * state machine is refused and reported with the policy, task, states and
- * call site; an insertion for another CPU is a policy error.
+ * call site; so is SAAKM_BLOCKED outside block() for @p, SAAKM_TERMINATED
+ * outside terminate() for @p and SAAKM_MIGRATING outside balance_pick().
+ * An insertion for another CPU is a policy error.
  *
  * Context: the rq lock of the task's CPU is held (it is, in every callback
  * that may change this task's state).
@@ -262,10 +288,16 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 		return;
 	lockdep_assert_rq_held(task_rq(p));
 
-	if (static_branch_likely(&saakm_check_key) &&
-	    !(saakm_allowed[se->state] & BIT(state))) {
-		report_bad_transition(p, state, cpu, _RET_IP_);
-		return;
+	if (static_branch_likely(&saakm_check_key)) {
+		if (!(saakm_allowed[se->state] & BIT(state))) {
+			report_bad_transition(p, state, cpu, _RET_IP_, "");
+			return;
+		}
+		if (!saakm_in_context(p, state)) {
+			report_bad_transition(p, state, cpu, _RET_IP_,
+					      " outside its callback");
+			return;
+		}
 	}
 	if (saakm_is_ready(state) &&
 	    (!rq || cpu != task_cpu(p) || (rq->cpu >= 0 && rq->cpu != cpu))) {
@@ -278,6 +310,7 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 	trace_saakm_state(se->policy->name, p->pid, se->state, state, cpu);
 	leave_state(p);
 	se->state = state;
+	se->ready_at = jiffies;
 	if (saakm_is_ready(state)) {
 		struct saakm_policy_pcpu *pc = per_cpu_ptr(se->policy->pcpu, cpu);
 
@@ -287,7 +320,6 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 			pc->last_pick = jiffies;
 		saakm_note_work(se->policy, cpu);
 		se->cpu = cpu;
-		se->ready_at = jiffies;
 	} else if (state == SAAKM_RUNNING) {
 		se->cpu = cpu;
 		se->run_start = p->se.sum_exec_runtime;
@@ -342,7 +374,7 @@ void saakm_detach(struct task_struct *p)
 	if (saakm_bypassing(pol))
 		saakm_force_state(p, SAAKM_TERMINATED);
 	if (p->saakm.state != SAAKM_TERMINATED) {
-		saakm_call(pol, TERMINATE, cpu, terminate, p);
+		saakm_call_for(pol, TERMINATE, cpu, p, terminate, p);
 		if (p->saakm.state != SAAKM_TERMINATED) {
 			saakm_eject(pol, "callback", "terminate left task %d in state %s",
 					   p->pid, saakm_state_name(p->saakm.state));
@@ -358,6 +390,27 @@ void saakm_detach(struct task_struct *p)
 	raw_spin_unlock(&pol->lock);
 	WRITE_ONCE(p->saakm.policy, NULL);
 	atomic_dec(&pol->nr_tasks);
+}
+
+/*
+ * new_prepare() for a forked task, here rather than in select_task_rq():
+ * the core skips that hook for a task bound to one CPU or with migration
+ * disabled, and the policy's per-task data would then be missing. The
+ * answer is kept in p->saakm.cpu for select_task_rq_saakm().
+ */
+static void saakm_fork_prepare(struct task_struct *p, struct saakm_policy *pol)
+{
+	int cpu = task_cpu(p);
+
+	if (pol->new_prepare)
+		cpu = saakm_call_ret(pol, NEW_PREPARE, cpu, new_prepare, p);
+	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
+		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
+		saakm_eject(pol, "wrong-cpu", "chose CPU %d for task %d outside its affinity",
+			    cpu, p->pid);
+		cpu = task_cpu(p);
+	}
+	p->saakm.cpu = cpu;
 }
 
 /**
@@ -380,6 +433,7 @@ bool saakm_fork(struct task_struct *p)
 	pol = READ_ONCE(current->saakm.policy);
 	if (pol && READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED) {
 		saakm_attach(p, pol, SAAKM_NOT_QUEUED);
+		saakm_fork_prepare(p, pol);
 		attached = true;
 	}
 	rcu_read_unlock();
@@ -429,8 +483,9 @@ static struct saakm_policy *attr_policy(struct task_struct *p,
  * @attr: the attributes, with any policy blob already copied to the kernel
  * @policy: the resolved new policy
  *
- * Return: 0, -EINVAL for an unknown or disabled policy id, or the error
- * returned by the policy's checkparam_attr().
+ * Return: 0, -EINVAL for an unknown or disabled policy id, -ESRCH for a
+ * task that is exiting (joining only), or the error returned by the
+ * policy's checkparam_attr().
  */
 int saakm_check_setscheduler(struct task_struct *p, const struct sched_attr *attr,
 			     int policy)
@@ -443,6 +498,13 @@ int saakm_check_setscheduler(struct task_struct *p, const struct sched_attr *att
 	pol = attr_policy(p, attr);
 	if (!pol || READ_ONCE(pol->state) != SAAKM_POLICY_ENABLED)
 		return -EINVAL;
+	/*
+	 * A task past exit_signals() may already have run task_dead(), which
+	 * detaches it: attaching it now would leave it on the policy's list
+	 * after it is freed. Refused under the rq lock, as sched_ext does.
+	 */
+	if ((p->flags & PF_EXITING) && p->saakm.policy != pol)
+		return -ESRCH;
 	if (!pol->checkparam_attr)
 		return 0;
 	fill_attr(&sattr, attr);
@@ -722,46 +784,126 @@ bool saakm_cpu_free_for(struct saakm_policy *pol, int cpu)
 	if (READ_ONCE(curr->sched_class) != &saakm_sched_class)
 		return false;
 	cp = READ_ONCE(curr->saakm.policy);
-	return !cp || cp->id >= pol->id;
+	return !cp || cp->slot >= pol->slot;
+}
+
+/* Tasks looked at per lock hold, by the watchdog and by the bypass pick. */
+#define SAAKM_SCAN_BATCH	32
+
+/*
+ * Runnable, but neither in a policy runqueue, nor running, nor parked by the
+ * class: the policy dropped it, and nothing will ever run it. rq locked.
+ */
+static bool saakm_in_limbo(struct task_struct *p)
+{
+	return (p->saakm.flags & SAAKM_TF_QUEUED) && !task_on_cpu(task_rq(p), p) &&
+	       !saakm_is_ready(p->saakm.state) && p->saakm.state != SAAKM_RUNNING &&
+	       list_empty(&p->saakm.core_node);
 }
 
 /*
- * The watchdog: every quarter timeout, look for a task that has been READY
- * longer than the timeout on a CPU that was free for it. Catches a policy
- * that starves one task while picking others; the tick catches a policy
- * that picks nothing.
+ * Confirm a limbo candidate under its rq lock (the scan reads states without
+ * it), then eject the policy and park the task, which the class then runs.
+ */
+static void saakm_check_limbo(struct saakm_policy *pol, struct task_struct *p,
+			      unsigned long timeout)
+{
+	struct rq_flags rf;
+	struct rq *rq;
+
+	rq = task_rq_lock(p, &rf);
+	if (p->saakm.policy == pol && saakm_in_limbo(p) &&
+	    time_after(jiffies, p->saakm.ready_at + timeout)) {
+		saakm_eject(pol, "stall", "task %d (%s) runnable for %u ms on cpu %d in state %s, in no runqueue",
+			    p->pid, p->comm, jiffies_to_msecs(jiffies - p->saakm.ready_at),
+			    task_cpu(p), saakm_state_name(p->saakm.state));
+		saakm_force_state(p, SAAKM_RUNNING);
+		saakm_park(p, task_cpu(p), true);
+		resched_curr(rq);
+	}
+	task_rq_unlock(rq, p, &rf);
+}
+
+/*
+ * One task's stall check, read without its rq lock. A READY task older than
+ * the timeout on a CPU free for it is stalled; a task that may be in limbo
+ * is returned as a candidate to confirm under the rq lock.
+ */
+static bool saakm_task_stalled(struct saakm_policy *pol, struct task_struct *p,
+			       unsigned long timeout, struct task_struct **limbo)
+{
+	unsigned long since = READ_ONCE(p->saakm.ready_at);
+	enum saakm_task_state state = READ_ONCE(p->saakm.state);
+	int cpu = task_cpu(p);
+
+	if (!time_after(jiffies, since + timeout))
+		return false;
+	if (saakm_is_ready(state)) {
+		if (!saakm_cpu_free_for(pol, cpu))
+			return false;
+		saakm_eject(pol, "stall", "task %d (%s) ready for %u ms on cpu %d without running",
+			    p->pid, p->comm, jiffies_to_msecs(jiffies - since), cpu);
+		return true;
+	}
+	if (!*limbo && (READ_ONCE(p->saakm.flags) & SAAKM_TF_QUEUED) &&
+	    state != SAAKM_RUNNING) {
+		get_task_struct(p);
+		*limbo = p;
+	}
+	return false;
+}
+
+/*
+ * The watchdog, from a work item every quarter timeout: look at every task
+ * of the policy, a batch per lock hold (interrupts are off meanwhile), and
+ * move each task looked at to the tail so the list is walked in rounds.
+ * Catches a policy that starves one task while picking others, or drops a
+ * runnable task; the tick catches a policy that picks nothing.
  */
 static void saakm_watchdog_check(struct saakm_policy *pol)
 {
 	unsigned long timeout = saakm_timeout(pol), flags;
-	struct task_struct *p;
+	int left = atomic_read(&pol->nr_tasks);
+	struct task_struct *limbo = NULL;
+	bool stalled = false;
 
-	raw_spin_lock_irqsave(&pol->lock, flags);
-	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
-		unsigned long since = READ_ONCE(p->saakm.ready_at);
-		int cpu = task_cpu(p);
+	while (left > 0 && !stalled && READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED) {
+		int n;
 
-		if (!saakm_is_ready(READ_ONCE(p->saakm.state)) ||
-		    !time_after(jiffies, since + timeout) ||
-		    !saakm_cpu_free_for(pol, cpu))
-			continue;
-		saakm_eject(pol, "stall", "task %d (%s) ready for %u ms on cpu %d without running",
-			    p->pid, p->comm, jiffies_to_msecs(jiffies - since), cpu);
-		break;
+		raw_spin_lock_irqsave(&pol->lock, flags);
+		for (n = 0; n < SAAKM_SCAN_BATCH && left > 0 && !stalled; n++, left--) {
+			struct task_struct *p;
+
+			p = list_first_entry_or_null(&pol->tasks, struct task_struct,
+						     saakm.policy_node);
+			if (!p)
+				break;
+			list_move_tail(&p->saakm.policy_node, &pol->tasks);
+			stalled = saakm_task_stalled(pol, p, timeout, &limbo);
+		}
+		raw_spin_unlock_irqrestore(&pol->lock, flags);
+		cond_resched();
 	}
-	raw_spin_unlock_irqrestore(&pol->lock, flags);
+	if (limbo) {
+		saakm_check_limbo(pol, limbo, timeout);
+		put_task_struct(limbo);
+	}
 }
 
+/*
+ * Runs in process context without RCU: the watchdog sleeps between batches.
+ * saakm_mutex keeps the policy list stable.
+ */
 static void saakm_watchdog_workfn(struct work_struct *work)
 {
 	struct saakm_policy *pol;
 	unsigned long period;
 
-	rcu_read_lock();
-	for_each_saakm_policy(pol)
+	mutex_lock(&saakm_mutex);
+	list_for_each_entry(pol, &saakm_policies, list)
 		if (READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED)
 			saakm_watchdog_check(pol);
-	rcu_read_unlock();
+	mutex_unlock(&saakm_mutex);
 
 	period = max(msecs_to_jiffies(READ_ONCE(saakm_watchdog_timeout_ms)) / 4, 1UL);
 	if (saakm_enabled())
@@ -770,26 +912,33 @@ static void saakm_watchdog_workfn(struct work_struct *work)
 
 /*
  * The class runs the tasks of an ejected policy itself until they are moved
- * away: take a READY task of @pol queued on @cpu out of the policy's
- * runqueue. Slow (a scan of the policy's tasks), but only for the short
- * time between an ejection and the end of the drain.
+ * away. When @cpu has none parked, look at the policy's tasks a batch at a
+ * time (rotating them to the tail) and park every READY one queued on @cpu:
+ * later picks then take the parked list in O(1). Returns the head of the
+ * parked list, left parked (see pick_task_saakm()). rq(@cpu) locked.
  */
 struct task_struct *saakm_bypass_pick(struct saakm_policy *pol, int cpu)
 {
-	struct task_struct *p, *found = NULL;
+	struct list_head *parked = &per_cpu_ptr(pol->pcpu, cpu)->preempted;
+	int left = atomic_read(&pol->nr_tasks), n = 0;
+	struct task_struct *p;
 
 	raw_spin_lock(&pol->lock);
-	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
+	while (left-- > 0 && (list_empty(parked) || n < SAAKM_SCAN_BATCH)) {
+		p = list_first_entry_or_null(&pol->tasks, struct task_struct,
+					     saakm.policy_node);
+		if (!p)
+			break;
+		list_move_tail(&p->saakm.policy_node, &pol->tasks);
+		n++;
 		if (saakm_is_ready(p->saakm.state) && p->saakm.cpu == cpu &&
 		    task_cpu(p) == cpu && (p->saakm.flags & SAAKM_TF_QUEUED)) {
-			found = p;
-			break;
+			saakm_force_state(p, SAAKM_RUNNING);
+			saakm_park(p, cpu, true);
 		}
 	}
 	raw_spin_unlock(&pol->lock);
-	if (found)
-		saakm_force_state(found, SAAKM_RUNNING);
-	return found;
+	return list_first_entry_or_null(parked, struct task_struct, saakm.core_node);
 }
 
 /* SysRq-K: eject every policy, like SysRq-S for sched_ext. */
@@ -816,7 +965,43 @@ static int __init saakm_sysrq_init(void)
 }
 late_initcall(saakm_sysrq_init);
 
-static void call_on_online_cpus(struct saakm_policy *pol, bool entry)
+/**
+ * saakm_core_entry - open @pol's bracket on @cpu
+ * @pol: the policy
+ * @cpu: a CPU whose rq lock is held
+ *
+ * core_entry() and core_exit() alternate on each CPU, and a policy gets no
+ * other per-CPU callback for a CPU outside the pair.
+ */
+void saakm_core_entry(struct saakm_policy *pol, int cpu)
+{
+	struct saakm_policy_pcpu *pc = per_cpu_ptr(pol->pcpu, cpu);
+
+	if (pc->entered)
+		return;
+	pc->entered = true;
+	if (pol->core_entry)
+		saakm_call(pol, CORE_ENTRY, cpu, core_entry, cpu);
+}
+
+/**
+ * saakm_core_exit - close @pol's bracket on @cpu
+ * @pol: the policy
+ * @cpu: a CPU whose rq lock is held
+ */
+void saakm_core_exit(struct saakm_policy *pol, int cpu)
+{
+	struct saakm_policy_pcpu *pc = per_cpu_ptr(pol->pcpu, cpu);
+
+	if (!pc->entered)
+		return;
+	pc->entered = false;
+	if (pol->core_exit)
+		saakm_call(pol, CORE_EXIT, cpu, core_exit, cpu);
+}
+
+/* core_entry or core_exit on every live CPU; cpus_read_lock() held. */
+static void saakm_bracket_all(struct saakm_policy *pol, bool entry)
 {
 	struct rq_flags rf;
 	int cpu;
@@ -825,10 +1010,10 @@ static void call_on_online_cpus(struct saakm_policy *pol, bool entry)
 		struct rq *rq = cpu_rq(cpu);
 
 		rq_lock_irqsave(rq, &rf);
-		if (entry)
-			saakm_call(pol, CORE_ENTRY, cpu, core_entry, cpu);
-		else
-			saakm_call(pol, CORE_EXIT, cpu, core_exit, cpu);
+		if (!entry)
+			saakm_core_exit(pol, cpu);
+		else if (per_cpu(saakm_cpus, cpu).live)
+			saakm_core_entry(pol, cpu);
 		rq_unlock_irqrestore(rq, &rf);
 	}
 }
@@ -845,14 +1030,18 @@ static bool policy_valid(struct saakm_policy *pol)
 	return pol->name[0] && strnlen(pol->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
 }
 
-static bool name_taken(const char *name)
+/* -EBUSY for a policy already registered, -EEXIST for a name in use. */
+static int check_unique(struct saakm_policy *new)
 {
 	struct saakm_policy *pol;
 
-	list_for_each_entry(pol, &saakm_policies, list)
-		if (!strcmp(pol->name, name))
-			return true;
-	return false;
+	list_for_each_entry(pol, &saakm_policies, list) {
+		if (pol == new)
+			return -EBUSY;
+		if (!strcmp(pol->name, new->name))
+			return -EEXIST;
+	}
+	return 0;
 }
 
 static bool wants_balancing(struct saakm_policy *pol)
@@ -860,20 +1049,9 @@ static bool wants_balancing(struct saakm_policy *pol)
 	return pol->newly_idle || pol->balancing_select;
 }
 
-/**
- * __saakm_register_policy - register a policy (use saakm_register_policy())
- * @pol: the policy
- * @owner: the module implementing it
- *
- * Return: the new policy id (> 0), or -EINVAL, -EEXIST, -ENOMEM, or the
- * error returned by @pol->init.
- */
-int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
+static int saakm_policy_setup(struct saakm_policy *pol, struct module *owner)
 {
-	int cpu, ret;
-
-	if (!policy_valid(pol))
-		return -EINVAL;
+	int cpu;
 
 	pol->owner = owner;
 	pol->pcpu = alloc_percpu(struct saakm_policy_pcpu);
@@ -889,38 +1067,76 @@ int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
 	INIT_WORK(&pol->eject_work, saakm_eject_workfn);
 	pol->reason_set = false;
 	pol->reason[0] = '\0';
+	return 0;
+}
+
+/*
+ * Publish @pol in the policy list, kept in slot order (the order in which
+ * policies outrank each other), and in its slot.
+ */
+static void saakm_publish(struct saakm_policy *pol)
+{
+	struct saakm_policy *pos;
+	struct list_head *before = &saakm_policies;
+
+	list_for_each_entry(pos, &saakm_policies, list) {
+		if (pos->slot > pol->slot) {
+			before = &pos->list;
+			break;
+		}
+	}
+	list_add_tail_rcu(&pol->list, before);
+	rcu_assign_pointer(saakm_slots[pol->slot], pol);
+}
+
+/**
+ * __saakm_register_policy - register a policy (use saakm_register_policy())
+ * @pol: the policy
+ * @owner: the module implementing it
+ *
+ * The policy takes the lowest free slot: among policies with work on a
+ * CPU, the one in the lowest slot runs. Without unloads that is
+ * registration order; a slot freed by an unload is taken by the next
+ * registration.
+ *
+ * Return: the new policy id (> 0), or -EINVAL, -EBUSY (@pol is registered
+ * already), -EEXIST, -ENOSPC, -ENOMEM, or the error returned by @pol->init.
+ */
+int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
+{
+	int ret;
+
+	if (!policy_valid(pol))
+		return -EINVAL;
 
 	mutex_lock(&saakm_mutex);
-	if (name_taken(pol->name)) {
-		ret = -EEXIST;
-		goto err;
+	ret = check_unique(pol);
+	if (ret)
+		goto unlock;
+	if (saakm_slots_used == U64_MAX) {
+		ret = -ENOSPC;
+		goto unlock;
 	}
+	ret = saakm_policy_setup(pol, owner);
+	if (ret)
+		goto unlock;
 	if (pol->init) {
 		ret = pol->init();
 		if (ret)
-			goto err;
+			goto free;
 	}
-
-	/* One above the highest slot in use keeps slots in registration order. */
-	pol->slot = saakm_slots_used ? fls64(saakm_slots_used) : 0;
-	if (pol->slot >= SAAKM_MAX_POLICIES) {
-		ret = -ENOSPC;
-		if (pol->exit)
-			pol->exit();
-		goto err;
-	}
+	pol->slot = __ffs64(~saakm_slots_used);
 	saakm_slots_used |= BIT_ULL(pol->slot);
-	rcu_assign_pointer(saakm_slots[pol->slot], pol);
 
 	cpus_read_lock();
 	pol->id = ++saakm_last_id;
 	pol->state = SAAKM_POLICY_ENABLED;
-	list_add_tail_rcu(&pol->list, &saakm_policies);
+	/* Every live CPU gets core_entry() before any other callback. */
+	saakm_bracket_all(pol, true);
+	saakm_publish(pol);
 	static_branch_inc_cpuslocked(&saakm_active_key);
 	if (wants_balancing(pol))
 		static_branch_inc_cpuslocked(&saakm_balance_key);
-	if (pol->core_entry)
-		call_on_online_cpus(pol, true);
 	cpus_read_unlock();
 	mutex_unlock(&saakm_mutex);
 
@@ -928,9 +1144,10 @@ int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
 	pr_info("saakm: policy %s registered with id %d\n", pol->name, pol->id);
 	return pol->id;
 
-err:
-	mutex_unlock(&saakm_mutex);
+free:
 	free_percpu(pol->pcpu);
+unlock:
+	mutex_unlock(&saakm_mutex);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(__saakm_register_policy);
@@ -940,36 +1157,43 @@ EXPORT_SYMBOL_GPL(__saakm_register_policy);
  * @pol: a registered policy
  *
  * Call from module exit. No task is lost: each one is switched back to
- * SCHED_NORMAL, keeping its nice value. Returns once no CPU can be running
- * the policy's code any more.
+ * SCHED_NORMAL, keeping its nice value. An ejected policy stays bypassed
+ * while its tasks leave. Returns once no CPU can be running the policy's
+ * code any more, and no ejection work of it is pending.
  */
 void saakm_unregister_policy(struct saakm_policy *pol)
 {
 	mutex_lock(&saakm_mutex);
 	raw_spin_lock_irq(&pol->lock);
-	WRITE_ONCE(pol->state, SAAKM_POLICY_DISABLING);
+	cmpxchg(&pol->state, SAAKM_POLICY_ENABLED, SAAKM_POLICY_DISABLING);
 	raw_spin_unlock_irq(&pol->lock);
-	irq_work_sync(&pol->eject_irq_work);
-	flush_work(&pol->eject_work);
 
 	saakm_drain(pol);
 
 	cpus_read_lock();
-	if (pol->core_exit)
-		call_on_online_cpus(pol, false);
 	list_del_rcu(&pol->list);
 	RCU_INIT_POINTER(saakm_slots[pol->slot], NULL);
-	saakm_slots_used &= ~BIT_ULL(pol->slot);
 	if (wants_balancing(pol))
 		static_branch_dec_cpuslocked(&saakm_balance_key);
 	static_branch_dec_cpuslocked(&saakm_active_key);
+	/* No callback is still running once the grace period is over. */
+	synchronize_rcu();
+	saakm_bracket_all(pol, false);
 	cpus_read_unlock();
 	mutex_unlock(&saakm_mutex);
 
-	synchronize_rcu();
+	/* An ejection raised before the grace period may have queued work. */
+	irq_work_sync(&pol->eject_irq_work);
+	flush_work(&pol->eject_work);
+
 	if (pol->exit)
 		pol->exit();
 	free_percpu(pol->pcpu);
+
+	/* Only now may the slot serve another policy: no CPU can see this one. */
+	mutex_lock(&saakm_mutex);
+	saakm_slots_used &= ~BIT_ULL(pol->slot);
+	mutex_unlock(&saakm_mutex);
 	pr_info("saakm: policy %s (id %d) unregistered\n", pol->name, pol->id);
 }
 EXPORT_SYMBOL_GPL(saakm_unregister_policy);

@@ -11,6 +11,10 @@
  * /sys/kernel/saakm/log_transitions    log refused transitions (1)
  * /sys/kernel/saakm/log_calls          log policy calls, rate-limited (0)
  * /sys/kernel/saakm/watchdog_timeout_ms  stall timeout of every policy (5000)
+ * /sys/kernel/saakm/server_runtime_us  CPU time guaranteed to SaaKM tasks on
+ *                                      each CPU per period, under RT/DL load
+ *                                      (50000; 0 turns the guarantee off)
+ * /sys/kernel/saakm/server_period_us   period of that guarantee (1000000)
  *
  * For a complete record of calls and state changes, use the saakm:saakm_event
  * and saakm:saakm_state tracepoints (defined in saakm.c) instead of
@@ -106,6 +110,7 @@ static int errors_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	for_each_saakm_policy(pol)
+		/* Pairs with the release in saakm_veject(): a complete reason. */
 		if (smp_load_acquire(&pol->reason_set))
 			seq_printf(m, "%s %s\n", pol->name, pol->reason);
 	rcu_read_unlock();
@@ -173,6 +178,62 @@ static ssize_t watchdog_timeout_ms_store(struct kobject *kobj,
 
 static struct kobj_attribute saakm_watchdog_attr = __ATTR_RW(watchdog_timeout_ms);
 
+/* The class's deadline server: runtime and period, in microseconds. */
+static ssize_t server_show(char *buf, u64 ns)
+{
+	return sysfs_emit(buf, "%llu\n", div_u64(READ_ONCE(ns), NSEC_PER_USEC));
+}
+
+static DEFINE_MUTEX(server_mutex);
+
+static ssize_t server_store(const char *buf, size_t count, bool runtime)
+{
+	u64 us;
+	int ret;
+
+	ret = kstrtou64(buf, 0, &us);
+	if (ret)
+		return ret;
+	if (us > 4 * USEC_PER_SEC)
+		return -EINVAL;
+	us *= NSEC_PER_USEC;
+	/* One writer at a time: each write keeps the other value. */
+	mutex_lock(&server_mutex);
+	ret = saakm_server_set_params(runtime ? us : saakm_server_runtime_ns,
+				      runtime ? saakm_server_period_ns : us);
+	mutex_unlock(&server_mutex);
+	return ret ? ret : count;
+}
+
+static ssize_t server_runtime_us_show(struct kobject *kobj,
+				      struct kobj_attribute *attr, char *buf)
+{
+	return server_show(buf, saakm_server_runtime_ns);
+}
+
+static ssize_t server_runtime_us_store(struct kobject *kobj,
+				       struct kobj_attribute *attr,
+				       const char *buf, size_t count)
+{
+	return server_store(buf, count, true);
+}
+
+static ssize_t server_period_us_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return server_show(buf, saakm_server_period_ns);
+}
+
+static ssize_t server_period_us_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	return server_store(buf, count, false);
+}
+
+static struct kobj_attribute saakm_server_runtime_attr = __ATTR_RW(server_runtime_us);
+static struct kobj_attribute saakm_server_period_attr = __ATTR_RW(server_period_us);
+
 DECLARE_STATIC_KEY_TRUE(saakm_check_key);
 DECLARE_STATIC_KEY_TRUE(saakm_log_transitions_key);
 
@@ -185,6 +246,8 @@ static struct attribute *saakm_switch_attrs[] = {
 	&saakm_switch_log_transitions.attr.attr,
 	&saakm_switch_log_calls.attr.attr,
 	&saakm_watchdog_attr.attr,
+	&saakm_server_runtime_attr.attr,
+	&saakm_server_period_attr.attr,
 	NULL,
 };
 

@@ -50,7 +50,7 @@ enum saakm_task_state {
  * @rb: link in @queue (rbtree runqueues)
  * @core_node: link in a class-owned list (tasks preempted while running)
  * @policy_node: link in the policy's list of attached tasks
- * @ready_at: jiffies when the task last became READY (stall detection)
+ * @ready_at: jiffies of the task's last state change (stall detection)
  * @run_start: the task's sum_exec_runtime when it last became RUNNING
  * @flags: SAAKM_TF_* flags, private to the class core
  */
