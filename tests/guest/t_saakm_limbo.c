@@ -20,6 +20,7 @@ SAAKM_TAG("timeout=300");
 #define NR_W		(NR_SPIN + NR_SLEEP)
 
 static pid_t w[NR_W];
+static char old_timeout[32];
 
 static void kill_workers(void)
 {
@@ -35,7 +36,8 @@ static void cleanup(void)
 	kill_workers();
 	if (module_loaded("saakm_faulty"))
 		unload_module_within("saakm_faulty", 20, NULL);
-	write_file("/sys/kernel/saakm/watchdog_timeout_ms", "5000");
+	if (old_timeout[0])
+		write_file("/sys/kernel/saakm/watchdog_timeout_ms", old_timeout);
 }
 
 static void one_mode(const char *fault, const char *in)
@@ -108,8 +110,13 @@ static void one_mode(const char *fault, const char *in)
 
 int main(void)
 {
+	FILE *f = fopen("/sys/kernel/saakm/watchdog_timeout_ms", "r");
 	char val[16];
 
+	if (f && fgets(old_timeout, sizeof(old_timeout), f))
+		old_timeout[strcspn(old_timeout, "\n")] = 0;
+	if (f)
+		fclose(f);
 	stop_init();
 	atexit(cleanup);
 	snprintf(val, sizeof(val), "%d", TIMEOUT_MS);
