@@ -2,6 +2,7 @@
 # SaaKM test runner (host side).
 #
 #   tests/run.sh [-t SUBSTRING]... [--no-build] [--no-host] [--timeout SECS] [--cpus N]
+#                [--topology S,C,T]
 #
 # 1. builds the kernel, modules and C tests (make), unless --no-build
 # 2. runs the host tests tests/host/t_*.sh
@@ -13,7 +14,9 @@
 # (tagged "# saakm-test: opt-in") run only when selected this way.
 # A guest that dies or times out fails every test that has no result; a
 # kernel problem in the console log (WARNING, BUG, lockdep, ...) is a failed
-# "guest_console" test. Exit status: 0 only if nothing failed.
+# "guest_console" test. --topology gives the guest S sockets of C cores of
+# T threads (vCPUs: S*C*T unless --cpus says otherwise). Exit status: 0
+# only if nothing failed.
 #
 # With KERNEL_VARIANT=debug the guest boots the debug kernel
 # (build/linux-debug), test names are prefixed "debug/", and the SAAKM_*
@@ -29,7 +32,8 @@ timeout_s=${TIMEOUT:-900}
 label=${KERNEL_VARIANT:+$KERNEL_VARIANT/}
 # Scale knobs read by guest tests (see tests/guest/*), forwarded as is.
 guest_env=$(env | grep -E '^SAAKM_(CYCLES|STRESS_SECS|FUZZ_ITERS|TIMEOUT_SCALE|DEBUG_PASS|EJECT_ROUNDS|MANY_TASKS)=[0-9]+$' | tr '\n' ' ')
-cpus=${CPUS:-2}
+cpus=
+topology=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) sel+=("$2"); shift ;;
@@ -37,11 +41,19 @@ while [ $# -gt 0 ]; do
 	--no-host) host= ;;
 	--timeout) timeout_s=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
-	-h | --help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N]" >&2; exit 2 ;;
+	--topology) topology=$2; shift ;;
+	-h | --help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N] [--topology S,C,T]" >&2; exit 2 ;;
 	esac
 	shift
 done
+topo_args=()
+if [ -n "$topology" ]; then
+	IFS=, read -r s_ c_ t_ <<<"$topology"
+	[ -n "$cpus" ] || cpus=$((s_ * c_ * t_))
+	topo_args=(--topology "$topology")
+fi
+[ -n "$cpus" ] || cpus=${CPUS:-2}
 
 t_start=$SECONDS
 if [ -n "$build" ]; then
@@ -136,10 +148,10 @@ done
 if [ ${#guest_tests[@]} -gt 0 ]; then
 	printf '%s\n' "${guest_tests[@]}" >"$res/tests"
 	console=$LOG_DIR/test-$run_id.console.log
-	echo "test: booting a guest for ${#guest_tests[@]} test(s) (${KERNEL_VARIANT:-normal} kernel, $cpus vCPUs, TCG, timeout ${timeout_s}s)"
+	echo "test: booting a guest for ${#guest_tests[@]} test(s) (${KERNEL_VARIANT:-normal} kernel, $cpus vCPUs${topology:+ as $topology}, TCG, timeout ${timeout_s}s)"
 	t0=$SECONDS
 	boot_start=$(date +%s.%N)
-	bash "$SAAKM_ROOT/scripts/vm.sh" --cpus "$cpus" --timeout "$timeout_s" --rwdir "$res" \
+	bash "$SAAKM_ROOT/scripts/vm.sh" --cpus "$cpus" "${topo_args[@]}" --timeout "$timeout_s" --rwdir "$res" \
 		--log "$console" --filter '^(ok|not ok) [0-9]+ ' \
 		--exec "${guest_env}tests/guest/run-suite.sh '$res'" | sed -u 's/^/  guest: /'
 	vm_rc=${PIPESTATUS[0]}

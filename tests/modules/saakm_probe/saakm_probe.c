@@ -14,6 +14,13 @@
  * rejects an attribute blob starting with 'X' with -EINVAL; setparam_attr
  * stores the last nice value and blob size it saw. With unprivileged=1 any
  * user may move their own tasks to it.
+ *
+ * It also checks the core_entry/core_exit bracket: every per-CPU callback
+ * must come for a CPU between its core_entry and its core_exit, core_entry
+ * must not come twice without a core_exit, and core_exit must not come while
+ * tasks are still READY in that CPU's runqueue. Each breach is counted in
+ * /sys/module/saakm_probe/parameters/bracket_violations; the first one also
+ * WARNs, naming the callback and the CPU.
  */
 #include <linux/module.h>
 #include <linux/saakm.h>
@@ -39,6 +46,14 @@ module_param(last_nice, int, 0444);
 static int last_attr_size = -1;
 module_param(last_attr_size, int, 0444);
 
+/* Racy increments: enough to tell zero from non-zero. */
+static unsigned long bracket_violations;
+module_param(bracket_violations, ulong, 0444);
+MODULE_PARM_DESC(bracket_violations, "callbacks outside core_entry..core_exit");
+
+/* CPUs between core_entry and core_exit. */
+static struct cpumask probe_entered;
+
 struct probe_task {
 	u64 runs;
 };
@@ -54,6 +69,34 @@ static void count(int ev)
 static struct saakm_rq *rq_of(int cpu)
 {
 	return per_cpu_ptr(&probe_rq, cpu);
+}
+
+/* The first breach, reported from an irq_work: callbacks may hold rq locks. */
+static const char *first_breach;
+static int first_breach_cpu;
+
+static void bracket_warn(struct irq_work *work)
+{
+	WARN_ONCE(1, "saakm_probe: %s for cpu %d outside core_entry..core_exit\n",
+		  first_breach, first_breach_cpu);
+}
+
+static DEFINE_IRQ_WORK(bracket_warn_work, bracket_warn);
+
+static void bracket_violation(const char *what, int cpu)
+{
+	if (!cmpxchg(&first_breach, NULL, what)) {
+		first_breach_cpu = cpu;
+		irq_work_queue(&bracket_warn_work);
+	}
+	WRITE_ONCE(bracket_violations, READ_ONCE(bracket_violations) + 1);
+}
+
+/* A per-CPU callback for @cpu: the CPU must be between entry and exit. */
+static void in_bracket(const char *what, int cpu)
+{
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpumask_test_cpu(cpu, &probe_entered))
+		bracket_violation(what, cpu);
 }
 
 /* Placement as in saakm_fifo: the (pid % allowed)-th allowed CPU. */
@@ -73,6 +116,7 @@ static int probe_new_prepare(struct task_struct *p)
 static void probe_new_place(struct task_struct *p, int cpu)
 {
 	count(NEW_PLACE);
+	in_bracket("new_place", cpu);
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
@@ -85,24 +129,28 @@ static int probe_unblock_prepare(struct task_struct *p)
 static void probe_unblock_place(struct task_struct *p, int cpu)
 {
 	count(UNBLOCK_PLACE);
+	in_bracket("unblock_place", cpu);
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
 static void probe_block(struct task_struct *p, int cpu)
 {
 	count(BLOCK);
+	in_bracket("block", cpu);
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
 }
 
 static void probe_yield(struct task_struct *p, int cpu)
 {
 	count(YIELD);
+	in_bracket("yield", cpu);
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
 static void probe_tick(struct task_struct *p, int cpu)
 {
 	count(TICK);
+	in_bracket("tick", cpu);
 	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
@@ -119,6 +167,7 @@ static struct task_struct *probe_schedule(int cpu)
 	struct probe_task *pt;
 
 	count(SCHEDULE);
+	in_bracket("schedule", cpu);
 	if (!p)
 		return NULL;
 	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
@@ -133,7 +182,8 @@ static int longest_other(int cpu)
 	unsigned int len, best_len = 0;
 	int other, best = -1;
 
-	for_each_online_cpu(other) {
+	/* Only CPUs it was told about: a policy names no CPU outside the bracket. */
+	for_each_cpu_and(other, &probe_entered, cpu_online_mask) {
 		len = saakm_rq_len(rq_of(other));
 		if (other != cpu && len > best_len) {
 			best = other;
@@ -146,12 +196,14 @@ static int longest_other(int cpu)
 static int probe_newly_idle(int cpu)
 {
 	count(NEWLY_IDLE);
+	in_bracket("newly_idle", cpu);
 	return longest_other(cpu);
 }
 
 static int probe_balancing_select(int cpu)
 {
 	count(BALANCING_SELECT);
+	in_bracket("balancing_select", cpu);
 	return saakm_rq_len(rq_of(cpu)) ? -1 : longest_other(cpu);
 }
 
@@ -160,6 +212,8 @@ static struct task_struct *probe_balance_pick(int src, int dst)
 	struct task_struct *p;
 
 	count(BALANCE_PICK);
+	in_bracket("balance_pick src", src);
+	in_bracket("balance_pick dst", dst);
 	saakm_rq_for_each(p, rq_of(src))
 		if (saakm_can_migrate(p, dst))
 			break;
@@ -168,10 +222,34 @@ static struct task_struct *probe_balance_pick(int src, int dst)
 	return p;
 }
 
-static void probe_enter_idle(int cpu) { count(ENTER_IDLE); }
-static void probe_exit_idle(int cpu) { count(EXIT_IDLE); }
-static void probe_core_entry(int cpu) { count(CORE_ENTRY); }
-static void probe_core_exit(int cpu) { count(CORE_EXIT); }
+static void probe_enter_idle(int cpu)
+{
+	count(ENTER_IDLE);
+	in_bracket("enter_idle", cpu);
+}
+
+static void probe_exit_idle(int cpu)
+{
+	count(EXIT_IDLE);
+	in_bracket("exit_idle", cpu);
+}
+
+static void probe_core_entry(int cpu)
+{
+	count(CORE_ENTRY);
+	if (cpu < 0 || cpu >= nr_cpu_ids || cpumask_test_and_set_cpu(cpu, &probe_entered))
+		bracket_violation("core_entry again", cpu);
+}
+
+/* rq(@cpu) locked: the CPU's runqueue must be empty by now. */
+static void probe_core_exit(int cpu)
+{
+	count(CORE_EXIT);
+	if (cpu < 0 || cpu >= nr_cpu_ids || !cpumask_test_and_clear_cpu(cpu, &probe_entered))
+		bracket_violation("core_exit without core_entry", cpu);
+	else if (saakm_rq_len(rq_of(cpu)))
+		bracket_violation("core_exit with READY tasks queued", cpu);
+}
 
 static int probe_init(void)
 {
@@ -263,6 +341,7 @@ static int __init saakm_probe_init(void)
 static void __exit saakm_probe_exit(void)
 {
 	saakm_unregister_policy(&probe_policy);
+	irq_work_sync(&bracket_warn_work);
 }
 
 module_init(saakm_probe_init);

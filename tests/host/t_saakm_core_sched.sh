@@ -1,0 +1,26 @@
+#!/bin/bash
+# Core scheduling must not lose SaaKM tasks (issue 8, defect 2): a nested
+# run (one short boot) of the opt-in guest test saakm_core_sched in an SMT
+# guest, CPUs 0 and 1 being threads of one core (--topology 1,1,2). The
+# guest test skips on a guest without SMT, so here a skip is a failure.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+kdir=$root/build/linux
+[ "${KERNEL_VARIANT:-}" = debug ] && kdir=$root/build/linux-debug
+if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
+	echo "ok 1 core scheduling in an SMT guest # SKIP no kernel in ${kdir#"$root"/}"
+	exit 4
+fi
+out=$(bash "$root/tests/run.sh" --no-build --no-host -t saakm_core_sched \
+	--topology 1,1,2 --timeout 300 2>&1)
+rc=$?
+echo "$out" | sed 's/^/# nested: /'
+log=$root/build/results/latest/saakm_core_sched.log
+[ -f "$log" ] && sed 's/^/# guest: /' "$log"
+n=0 fail=0
+t() { n=$((n + 1)); if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi; }
+t "the guest has CPUs 0 and 1 as SMT siblings" 'grep -q "cpu0 thread siblings: 0[-,]1" "$log"'
+t "saakm_core_sched passed in the SMT guest" 'grep -q "^PASS  saakm_core_sched" <<<"$out"'
+t "nested run exits 0" '[ "$rc" -eq 0 ]'
+echo "1..$n"
+exit $fail
