@@ -181,7 +181,7 @@ static struct kobj_attribute saakm_watchdog_attr = __ATTR_RW(watchdog_timeout_ms
 /* The class's deadline server: runtime and period, in microseconds. */
 static ssize_t server_show(char *buf, u64 ns)
 {
-	return sysfs_emit(buf, "%llu\n", div_u64(READ_ONCE(ns), NSEC_PER_USEC));
+	return sysfs_emit(buf, "%llu\n", div_u64(ns, NSEC_PER_USEC));
 }
 
 static DEFINE_MUTEX(server_mutex);
@@ -205,34 +205,25 @@ static ssize_t server_store(const char *buf, size_t count, bool runtime)
 	return ret ? ret : count;
 }
 
-static ssize_t server_runtime_us_show(struct kobject *kobj,
-				      struct kobj_attribute *attr, char *buf)
-{
-	return server_show(buf, saakm_server_runtime_ns);
-}
+/* server_<name>_us, shown from @ns_var, written with server_store(@runtime). */
+#define SAAKM_SERVER_ATTR(_name, ns_var, runtime)				\
+	static ssize_t server_##_name##_us_show(struct kobject *kobj,		\
+						struct kobj_attribute *attr,	\
+						char *buf)			\
+	{									\
+		return server_show(buf, READ_ONCE(ns_var));		\
+	}									\
+	static ssize_t server_##_name##_us_store(struct kobject *kobj,		\
+						 struct kobj_attribute *attr,	\
+						 const char *buf, size_t count)	\
+	{									\
+		return server_store(buf, count, runtime);			\
+	}									\
+	static struct kobj_attribute saakm_server_##_name##_attr =		\
+		__ATTR_RW(server_##_name##_us)
 
-static ssize_t server_runtime_us_store(struct kobject *kobj,
-				       struct kobj_attribute *attr,
-				       const char *buf, size_t count)
-{
-	return server_store(buf, count, true);
-}
-
-static ssize_t server_period_us_show(struct kobject *kobj,
-				     struct kobj_attribute *attr, char *buf)
-{
-	return server_show(buf, saakm_server_period_ns);
-}
-
-static ssize_t server_period_us_store(struct kobject *kobj,
-				      struct kobj_attribute *attr,
-				      const char *buf, size_t count)
-{
-	return server_store(buf, count, false);
-}
-
-static struct kobj_attribute saakm_server_runtime_attr = __ATTR_RW(server_runtime_us);
-static struct kobj_attribute saakm_server_period_attr = __ATTR_RW(server_period_us);
+SAAKM_SERVER_ATTR(runtime, saakm_server_runtime_ns, true);
+SAAKM_SERVER_ATTR(period, saakm_server_period_ns, false);
 
 DECLARE_STATIC_KEY_TRUE(saakm_check_key);
 DECLARE_STATIC_KEY_TRUE(saakm_log_transitions_key);
