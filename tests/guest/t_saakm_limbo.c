@@ -2,9 +2,10 @@
 /*
  * The safety net also sees tasks a policy lost outside READY (issue 8,
  * defect 4). For each saakm_faulty mode that drops a runnable task without
- * a refused transition (drop_in_schedule, block_in_tick) or moves one to
+ * a refused transition (drop_in_schedule, block_in_tick), moves one to
  * TERMINATED from a callback other than terminate() (terminate_in in=tick,
- * schedule, block), with 8 spinners and 8 sleepers attached: the policy is
+ * schedule, block), or leaves two tasks RUNNING on one CPU (two_running),
+ * with 8 spinners and 8 sleepers attached: the policy is
  * ejected within its 1 s stall timeout plus 1 s, and every task is back
  * under SCHED_NORMAL and finishes. Every wait is bounded: a lost task fails
  * the test, and unloading the module then rescues it.
@@ -128,5 +129,6 @@ int main(void)
 	one_mode("terminate_in", "tick");
 	one_mode("terminate_in", "schedule");
 	one_mode("terminate_in", "block");
+	one_mode("two_running", "");
 	return tap_done();
 }

@@ -23,11 +23,14 @@
  *   terminate_in   moves a task to TERMINATED from the callback "in": tick
  *                  (the running task), schedule (the task queued after the
  *                  one picked) or block (the task blocking)
+ *   two_running    schedule() picks as usual, and also moves the next READY
+ *                  task to RUNNING: a runnable task on no CPU
  *
  * Each of these must end with the policy ejected, its tasks back under
- * SCHED_NORMAL, and the reason in /proc/saakm/errors. The last three move
- * only tasks whose state allows it, so that no refused transition gives
- * them away: the class has to notice the lost task itself. Test use only.
+ * SCHED_NORMAL, and the reason in /proc/saakm/errors. The last four move
+ * only tasks whose state allows it (by the transition table), so that no
+ * refused transition gives them away: the class has to notice the lost task
+ * itself, or refuse the move. Test use only.
  */
 #include <linux/delay.h>
 #include <linux/module.h>
@@ -180,10 +183,14 @@ static struct task_struct *faulty_schedule(int cpu)
 			break;
 	if (!p)
 		return NULL;
-	if (faulting("drop_in_schedule") || terminating_in("schedule"))
+	if (faulting("drop_in_schedule") || terminating_in("schedule") ||
+	    faulting("two_running"))
 		next = saakm_rq_next(rq_of(cpu), p);
 	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
-	if (next)	/* READY: may go to BLOCKED or TERMINATED */
+	/* READY: may go to BLOCKED, TERMINATED or RUNNING by the table */
+	if (next && faulting("two_running"))
+		saakm_change_state(next, SAAKM_RUNNING, cpu, NULL);
+	else if (next)
 		saakm_change_state(next, faulting("drop_in_schedule") ?
 				   SAAKM_BLOCKED : SAAKM_TERMINATED, -1, NULL);
 	return p;
