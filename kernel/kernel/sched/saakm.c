@@ -490,9 +490,12 @@ static void set_next_task_saakm(struct rq *rq, struct task_struct *p, bool first
 
 	/*
 	 * Joined a policy, or came back from a priority boost, while running:
-	 * it is the policy's RUNNING task now.
+	 * it is the policy's RUNNING task now. A READY task picked (@first)
+	 * without the policy, which core scheduling does when it looks for a
+	 * task with a given cookie, leaves the policy's runqueue to run.
 	 */
-	if (p->saakm.state == SAAKM_NOT_QUEUED || p->saakm.state == SAAKM_BLOCKED)
+	if (p->saakm.state == SAAKM_NOT_QUEUED || p->saakm.state == SAAKM_BLOCKED ||
+	    (first && saakm_is_ready(p->saakm.state)))
 		saakm_force_state(p, SAAKM_RUNNING);
 }
 
@@ -734,14 +737,19 @@ static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
 	update_curr_saakm(rq);
 	if (!pol)
 		return;
-	if (unlikely(saakm_bypassing(pol))) {
-		if (!list_empty(&pol_pcpu(pol, cpu_of(rq))->preempted) &&
-		    saakm_running_ns(p) >= SAAKM_BYPASS_SLICE_NS) {
-			p->saakm.flags |= SAAKM_TF_ROTATE;
-			resched_curr(rq);
-		}
-		return;
+	/*
+	 * Other RUNNING tasks of this policy wait parked (the class runs an
+	 * ejected policy's tasks that way; core scheduling can also leave a
+	 * thrown-away pick parked): they share the CPU round robin, since the
+	 * policy, which sees them all running, will not preempt one for another.
+	 */
+	if (!list_empty(&pol_pcpu(pol, cpu_of(rq))->preempted) &&
+	    saakm_running_ns(p) >= SAAKM_BYPASS_SLICE_NS) {
+		p->saakm.flags |= SAAKM_TF_ROTATE;
+		resched_curr(rq);
 	}
+	if (unlikely(saakm_bypassing(pol)))
+		return;
 	if (!pol->tick)
 		return;
 	saakm_call(pol, TICK, cpu_of(rq), tick, p, cpu_of(rq));

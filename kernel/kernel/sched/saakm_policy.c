@@ -224,13 +224,22 @@ void saakm_force_state(struct task_struct *p, enum saakm_task_state state)
 	p->saakm.state = state;
 }
 
-/* Is the callback running on this CPU allowed to move @p to @to? */
+/*
+ * Is the callback running on this CPU allowed to move @p to @to? RUNNING is
+ * for the one task schedule() returns: the first task it makes RUNNING is
+ * recorded, and a second one refused (it would run on no CPU).
+ */
 static bool saakm_in_context(struct task_struct *p, enum saakm_task_state to)
 {
 	enum saakm_event ev = __this_cpu_read(saakm_ctx.ev);
 	struct task_struct *for_task = __this_cpu_read(saakm_ctx.p);
 
 	switch (to) {
+	case SAAKM_RUNNING:
+		if (ev != SAAKM_EV_SCHEDULE || (for_task && for_task != p))
+			return false;
+		__this_cpu_write(saakm_ctx.p, p);
+		return true;
 	case SAAKM_BLOCKED:
 		return ev == SAAKM_EV_BLOCK && for_task == p;
 	case SAAKM_TERMINATED:
@@ -273,7 +282,8 @@ static void report_bad_transition(struct task_struct *p, enum saakm_task_state t
  * be queued twice. With checking on (the default), a transition not in the
  * state machine is refused and reported with the policy, task, states and
  * call site; so is SAAKM_BLOCKED outside block() for @p, SAAKM_TERMINATED
- * outside terminate() for @p and SAAKM_MIGRATING outside balance_pick().
+ * outside terminate() for @p, SAAKM_MIGRATING outside balance_pick(), and
+ * SAAKM_RUNNING outside schedule() or for a second task in one schedule().
  * An insertion for another CPU is a policy error.
  *
  * Context: the rq lock of the task's CPU is held (it is, in every callback
@@ -796,8 +806,10 @@ bool saakm_cpu_free_for(struct saakm_policy *pol, int cpu)
  */
 static bool saakm_in_limbo(struct task_struct *p)
 {
-	return (p->saakm.flags & SAAKM_TF_QUEUED) && !task_on_cpu(task_rq(p), p) &&
-	       !saakm_is_ready(p->saakm.state) && p->saakm.state != SAAKM_RUNNING &&
+	struct rq *rq = task_rq(p);
+
+	return (p->saakm.flags & SAAKM_TF_QUEUED) && !task_on_cpu(rq, p) &&
+	       !task_current(rq, p) && !saakm_is_ready(p->saakm.state) &&
 	       list_empty(&p->saakm.core_node);
 }
 
@@ -845,8 +857,9 @@ static bool saakm_task_stalled(struct saakm_policy *pol, struct task_struct *p,
 			    p->pid, p->comm, jiffies_to_msecs(jiffies - since), cpu);
 		return true;
 	}
+	/* Running, or parked by the class: not lost. Confirmed under the lock. */
 	if (!*limbo && (READ_ONCE(p->saakm.flags) & SAAKM_TF_QUEUED) &&
-	    state != SAAKM_RUNNING) {
+	    !task_curr(p) && list_empty_careful(&p->saakm.core_node)) {
 		get_task_struct(p);
 		*limbo = p;
 	}
