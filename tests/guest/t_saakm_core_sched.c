@@ -98,16 +98,22 @@ static int smt_pair(void)
 	return !strcmp(buf, "0-1") || !strcmp(buf, "0,1");
 }
 
-/* Wait up to @secs for @pid; 1 if reaped. */
-static int reap_by(pid_t pid, double secs)
+/* Wait up to @secs for child *@pid; 1 once reaped (then *@pid is 0). */
+static int reap_by(pid_t *pid, double secs)
 {
 	double end = now_s() + secs;
 
-	while (now_s() < end) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
+	if (*pid <= 0)
+		return 1;
+	do {
+		pid_t r = waitpid(*pid, NULL, WNOHANG);
+
+		if (r == *pid || (r < 0 && errno == ECHILD)) {
+			*pid = 0;
 			return 1;
+		}
 		usleep(20000);
-	}
+	} while (now_s() < end);
 	return 0;
 }
 
@@ -141,10 +147,10 @@ static void teardown(int report)
 	if (stop)
 		*stop = 1;
 	for (i = 0; i < NR_TASKS; i++)
-		if (pids[i] > 0 && !reap_by(pids[i], 3))
+		if (!reap_by(&pids[i], 3))
 			kill(pids[i], SIGKILL);
 	for (i = 0; i < NR_TASKS; i++)
-		if (pids[i] > 0 && !reap_by(pids[i], 2))
+		if (!reap_by(&pids[i], 2))
 			left++;
 	if (left)
 		printf("# %d children did not exit after SIGKILL\n", left);
@@ -155,7 +161,7 @@ static void teardown(int report)
 		if (report)
 			TAP_CHECK(ret == 0, "rmmod saakm_fifo");
 		for (i = 0; i < NR_TASKS; i++)
-			if (pids[i] > 0 && !reap_by(pids[i], 5))
+			if (!reap_by(&pids[i], 5))
 				printf("# child %d still not reaped\n", pids[i]);
 	}
 	memset(pids, 0, sizeof(pids));
@@ -182,7 +188,7 @@ int main(void)
 	if (pids[0] == 0)
 		_exit(-do_cookie());
 	waitpid(pids[0], &ret, 0);
-	pids[0] = 0;
+	pids[0] = 0;	/* reaped */
 	if (!WIFEXITED(ret) || WEXITSTATUS(ret)) {
 		tap_skip("core scheduling keeps SaaKM tasks running",
 			 "PR_SCHED_CORE_CREATE failed: %s", strerror(WEXITSTATUS(ret)));
