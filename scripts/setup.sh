@@ -1,7 +1,9 @@
 #!/bin/bash
 # Install what the SaaKM build needs on Debian 12 (run as root):
 #   - apt packages: 6.12 kernel source, kernel build dependencies, QEMU,
-#     workloads (hackbench from rt-tests, stress-ng), clang/llvm for BPF
+#     workloads (hackbench from rt-tests, stress-ng), clang/llvm for BPF,
+#     tracing tools (trace-cmd, perf) that the guest runs from the host's
+#     root filesystem
 #   - a Python venv in build/venv with virtme-ng (pinned)
 # Idempotent: a second run checks with dpkg and the venv and installs nothing,
 # without touching the network.
@@ -18,6 +20,7 @@ APT_PACKAGES=(
 	rt-tests stress-ng
 	clang-19 llvm-19 lld-19
 	ccache busybox-static zstd xz-utils rsync patch
+	trace-cmd linux-perf
 )
 
 did=0
