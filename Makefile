@@ -66,10 +66,12 @@ tools:
 
 test-progs: $(TESTBIN) bench-progs
 
-$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h
+# Each test links libsaakm's source: /proc/saakm is parsed there only.
+$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h \
+		tools/lib/saakm.c kernel/include/uapi/linux/saakm.h
 	@mkdir -p $(@D)
 	@echo "test-progs: $@"
-	@$(CC) $(TESTCFLAGS) -o $@ $<
+	@$(CC) $(TESTCFLAGS) -o $@ $< tools/lib/saakm.c
 
 # A module or C test that does not build fails its tests, not the whole run.
 test: kernel tools

@@ -72,58 +72,79 @@ static inline int saakm_id_of(pid_t pid)
 	return a.sched_policy == SCHED_SAAKM ? (int)a.sched_saakm_id : 0;
 }
 
-/* The line of policy @name in /proc/saakm/policies: 0 if found, -1 if not. */
-static inline int policy_line(const char *name, int *id, int *tasks)
-{
-	char line[256], pname[64];
-	int i, t, found = -1;
-	FILE *f = fopen("/proc/saakm/policies", "r");
+/*
+ * /proc/saakm is parsed only by libsaakm (tools/lib/saakm.c, linked into
+ * every test): these are the tests' shorthands for its helpers.
+ */
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %d", &i, pname, &t) == 3 && !strcmp(pname, name)) {
-			*id = i;
-			*tasks = t;
-			found = 0;
-		}
-	fclose(f);
-	return found;
-}
-
-/* State column ("enabled", "disabling", "ejected") of @name; -1 if absent. */
+/* State ("enabled", "disabling", "ejected") of policy @name; -1 if absent. */
 static inline int policy_state(const char *name, char *state, size_t len)
 {
-	char line[256], pname[64], st[32];
-	int i, t, found = -1;
-	FILE *f = fopen("/proc/saakm/policies", "r");
+	struct saakm_policy_info pi;
 
-	if (!f)
+	if (saakm_policy_get(name, &pi))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %d %31s", &i, pname, &t, st) == 4 &&
-		    !strcmp(pname, name)) {
-			snprintf(state, len, "%s", st);
-			found = 0;
-		}
-	fclose(f);
-	return found;
+	snprintf(state, len, "%s", pi.state);
+	return 0;
 }
 
 /* Id of the policy named @name, -1 if absent. */
 static inline int policy_id(const char *name)
 {
-	int id = -1, tasks = -1;
+	struct saakm_policy_info pi;
 
-	return policy_line(name, &id, &tasks) ? -1 : id;
+	return saakm_policy_get(name, &pi) ? -1 : pi.id;
 }
 
 /* Number of tasks attached to @name, -1 if absent. */
 static inline int policy_tasks(const char *name)
 {
-	int id = -1, tasks = -1;
+	int n = saakm_policy_tasks(name);
 
-	return policy_line(name, &id, &tasks) ? -1 : tasks;
+	return n < 0 ? -1 : n;
+}
+
+/* True if policy @name is listed and enabled. */
+static inline int policy_enabled(const char *name)
+{
+	struct saakm_policy_info pi;
+
+	return !saakm_policy_get(name, &pi) && pi.state_id == SAAKM_POLICY_ENABLED;
+}
+
+/* "KIND: REASON" of policy @name in /proc/saakm/errors into @buf; -1 if none. */
+static inline int policy_error(const char *name, char *buf, size_t len)
+{
+	struct saakm_error err;
+
+	if (saakm_error_get(name, &err))
+		return -1;
+	/* a reason too long for @buf is cut */
+	return snprintf(buf, len, "%s: %s", err.kind, err.reason) < 0 ? -1 : 0;
+}
+
+/* Counter @key of policy @name in /proc/saakm/events; -1 if absent. */
+static inline long long event_count(const char *name, const char *key)
+{
+	long long n = saakm_event_count(name, key);
+
+	return n < 0 ? -1 : n;
+}
+
+/* Print policy @name's non-zero event counters as a "# " comment line. */
+static inline void print_events(const char *name)
+{
+	struct saakm_events ev;
+
+	if (saakm_events_get(name, &ev)) {
+		printf("# events of %s: none\n", name);
+		return;
+	}
+	printf("# events of %s:", name);
+	for (int i = 0; i < SAAKM_NR_EVENTS; i++)
+		if (ev.count[i] > 0)
+			printf(" %s=%lld", saakm_event_names[i], ev.count[i]);
+	printf(" bad_transitions=%lld\n", ev.bad_transitions);
 }
 
 /*
@@ -431,27 +452,16 @@ static inline int reaped_ok(pid_t pid)
 }
 
 /*
- * Milliseconds until /proc/saakm/errors names policy @name, with its reason
- * copied to @reason; -1 after @limit_ms.
+ * Milliseconds until /proc/saakm/errors names policy @name, with
+ * "KIND: REASON" copied to @reason; -1 after @limit_ms.
  */
 static inline long wait_ejected(const char *name, char *reason, size_t len, long limit_ms)
 {
-	size_t n = strlen(name);
 	double t0 = now_s();
 
 	while ((now_s() - t0) * 1000 < limit_ms) {
-		char line[256];
-		FILE *f = fopen("/proc/saakm/errors", "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, name, n) && line[n] == ' ') {
-				snprintf(reason, len, "%s", line + n + 1);
-				reason[strcspn(reason, "\n")] = 0;
-				fclose(f);
-				return (long)((now_s() - t0) * 1000);
-			}
-		if (f)
-			fclose(f);
+		if (!policy_error(name, reason, len))
+			return (long)((now_s() - t0) * 1000);
 		usleep(5000);
 	}
 	return -1;

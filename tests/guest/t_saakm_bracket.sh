@@ -9,7 +9,7 @@
 # saakm-test: timeout=240
 . "$(dirname "$0")/lib.sh"
 
-saakm=$SAAKM_ROOT/build/tools/saakm
+saakm=$SAAKM_CLI
 fifo_ko=$SAAKM_ROOT/policies/fifo/saakm_fifo.ko
 probe_ko=$SAAKM_ROOT/tests/modules/saakm_probe/saakm_probe.ko
 param=/sys/module/saakm_probe/parameters
@@ -168,8 +168,9 @@ fi
 
 v=$(violations)
 [ "$v" = 0 ] && ok "bracket_violations is 0" || not_ok "bracket_violations is 0" "it is $v"
-grep -q '^[0-9]* probe [0-9]* enabled$' /proc/saakm/policies && ok "probe still enabled" ||
-	not_ok "probe still enabled" "$(grep probe /proc/saakm/policies)"
+state=$(policy_state probe)
+[ "$state" = enabled ] && ok "probe still enabled" ||
+	not_ok "probe still enabled" "state: ${state:-gone}; $(policy_error probe)"
 cleanup
 grep -qE '^saakm_(probe|fifo) ' /proc/modules && not_ok "probe and fifo unloaded" ||
 	ok "probe and fifo unloaded"

@@ -264,7 +264,7 @@ int main(void)
 			tap_not_ok(desc, "task %d runtime %lld -> %lld -> %lld ns", pids[i],
 				   r[0][i], r[1][i], r[2][i]);
 	}
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	teardown(1);
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");

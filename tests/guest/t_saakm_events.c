@@ -172,7 +172,7 @@ int main(void)
 	TAP_CHECK(count("init") == 1, "init called once");
 	TAP_CHECK(count("core_entry") >= (unsigned long)ncpus, "core_entry for every CPU");
 	TAP_CHECK(read_param("last_nice") == 5, "nice change reached setparam_attr");
-	TAP_CHECK(system("grep -q '^probe .*new_place=[1-9].*bad_transitions=0$' /proc/saakm/events") == 0,
+	TAP_CHECK(event_count("probe", "new_place") > 0 && event_count("probe", "bad_transitions") == 0,
 		  "/proc/saakm/events agrees, with no bad transition");
 
 	check_topology(ncpus);

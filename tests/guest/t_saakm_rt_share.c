@@ -231,7 +231,7 @@ int main(void)
 	else
 		tap_not_ok("a fifo spinner gets >= 4% of a CPU an RT task monopolises",
 			   "it got %.1f%% (SCHED_OTHER in its place: %.1f%%)", 100 * mine, 100 * fair);
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	cleanup();
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");

@@ -168,8 +168,8 @@ int main(void)
 	else
 		tap_not_ok("after switching into fifo, the fair spinner gets >= 90% of the CPU",
 			   "it got %.1f%% in the worst round", 100 * worst);
-	system("grep '^fifo' /proc/saakm/events | sed 's/^/# /'");
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	print_events("fifo");
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	cleanup();
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
