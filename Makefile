@@ -20,9 +20,12 @@ KDIR    := $(BUILD)/linux
 # Module directories: every policies/*/ and tests/modules/*/ with a Kbuild or Makefile.
 MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/Makefile \
 			tests/modules/*/Kbuild tests/modules/*/Makefile))))
-# C guest tests: tests/guest/t_foo.c -> build/tests/t_foo
-TESTSRC := $(wildcard tests/guest/t_*.c)
-TESTBIN := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(TESTSRC))
+# C guest tests: tests/guest/t_foo.c (SaaKM) and tests/harness/guest/t_foo.c
+# (the harness's own) -> build/tests/t_foo
+TESTSRC := $(wildcard tests/guest/t_*.c tests/harness/guest/t_*.c)
+TESTBIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TESTSRC))))
+TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/lib/saakm.c \
+	kernel/include/uapi/linux/saakm.h
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -Ikernel/include/uapi
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
@@ -67,8 +70,12 @@ tools:
 test-progs: $(TESTBIN) bench-progs
 
 # Each test links libsaakm's source: /proc/saakm is parsed there only.
-$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h \
-		tools/lib/saakm.c kernel/include/uapi/linux/saakm.h
+$(BUILD)/tests/%: tests/guest/%.c $(TESTDEPS)
+	@mkdir -p $(@D)
+	@echo "test-progs: $@"
+	@$(CC) $(TESTCFLAGS) -o $@ $< tools/lib/saakm.c
+
+$(BUILD)/tests/%: tests/harness/guest/%.c $(TESTDEPS)
 	@mkdir -p $(@D)
 	@echo "test-progs: $@"
 	@$(CC) $(TESTCFLAGS) -o $@ $< tools/lib/saakm.c
