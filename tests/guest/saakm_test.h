@@ -337,6 +337,39 @@ static inline int reap_all_within(pid_t *pids, int n, double limit_s, int *exite
 }
 
 /*
+ * reap_within() for a child whose pid the test keeps in *@pid: 1 once it
+ * is reaped (or already was: *@pid <= 0), *@pid then being 0, so that a
+ * reaped pid is never waited for again; 0 if it still runs after @limit_s.
+ * @status may be NULL.
+ */
+static inline int reap_pid(pid_t *pid, double limit_s, int *status)
+{
+	if (*pid <= 0)
+		return 1;
+	if (reap_within(*pid, limit_s, status) == -ETIMEDOUT)
+		return 0;
+	*pid = 0;
+	return 1;
+}
+
+/*
+ * Stop child *@pid, which was told to stop (or ends by itself): wait up to
+ * @grace_s for it, then SIGKILL it and wait 5 s more.
+ * Return: 0 if it ended by itself, 1 if it was killed, -1 if it is still
+ * there (the cleanup at exit tries again).
+ */
+static inline int stop_child(pid_t *pid, double grace_s)
+{
+	if (reap_pid(pid, grace_s, NULL))
+		return 0;
+	kill(*pid, SIGKILL);
+	if (reap_pid(pid, 5, NULL))
+		return 1;
+	printf("# child %d still there after SIGKILL\n", *pid);
+	return -1;
+}
+
+/*
  * delete_module(@module) from a child, so that an unload that never returns
  * fails the test instead of hanging it: 0, -errno, or -ETIMEDOUT after
  * @limit_s (the child is then left stuck in the kernel). The time the
@@ -506,6 +539,61 @@ static inline int pin_to(pid_t pid, int cpu)
 	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
 }
 
+/* CPU time of the calling thread, in ns. */
+static inline long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Pin-and-spin workers, for forked children.
+ *
+ * spin_pinned(): pin the caller to @cpu, join policy @id (0: stay in its
+ * class) and report the result in *@joined (1, or -errno; may be NULL),
+ * then spin until *stop (stop_init()) or for @secs at most.
+ * Return: 0, or 1 if it could not be pinned or join.
+ */
+static volatile int *stop;
+
+static inline int spin_pinned(int cpu, int id, double secs, volatile int *joined)
+{
+	double end = now_s() + secs;
+	int ret = pin_to(0, cpu);
+
+	if (!ret && id)
+		ret = saakm_join(0, id, 0);
+	if (joined)
+		*joined = ret ? ret : 1;
+	if (ret)
+		return 1;
+	while (!*stop && now_s() < end)
+		;
+	return 0;
+}
+
+/*
+ * rt_spin(): SCHED_FIFO (priority 50) on @cpu, spinning for @secs: it
+ * always ends by itself. *@started is set once it runs as RT, *@done when
+ * it is about to end. Return: 0, or 1 if it could not become RT there.
+ */
+static inline int rt_spin(int cpu, double secs, volatile int *started, volatile int *done)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	double end;
+
+	if (pin_to(0, cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 1;
+	end = now_s() + secs;
+	*started = 1;
+	while (now_s() < end)
+		;
+	*done = 1;
+	return 0;
+}
+
 /* Last CPU @pid ran on (field 39 of /proc/PID/stat), -1 on error. */
 static inline int task_cpu_of(pid_t pid)
 {
@@ -577,13 +665,22 @@ static inline int nr_cpus(void)
  * Workers for forked children: they run until the parent sets *stop, a flag
  * in memory shared across fork (stop_init() maps it).
  */
-static volatile int *stop;
+
+/* @size bytes of zeroed memory shared with the children forked later. */
+static inline void *shared_mem(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		printf("Bail out! mmap of %zu shared bytes: %s\n", size, strerror(errno));
+		exit(1);
+	}
+	return p;
+}
 
 static inline void stop_init(void)
 {
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	*stop = 0;
+	stop = shared_mem(sizeof(*stop));
 }
 
 /* CPU-bound until stopped. */

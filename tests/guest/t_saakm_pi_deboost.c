@@ -56,14 +56,6 @@ static int my_prio(void)
 	return prio;
 }
 
-static long long thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void *holder(void *unused)
 {
 	double t0;

@@ -6,16 +6,14 @@
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/guest/tap.sh"
+. "$root/tests/harness/nested.sh"
 kdir=$root/build/linux
 [ "${KERNEL_VARIANT:-}" = debug ] && kdir=$root/build/linux-debug
 if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
 	skip "core scheduling in an SMT guest" "no kernel in ${kdir#"$root"/}"
 	done_testing
 fi
-out=$(bash "$root/tests/run.sh" --no-build --no-host -t saakm_core_sched \
-	--topology 1,1,2 --timeout 300 2>&1)
-rc=$?
-echo "$out" | sed 's/^/# nested: /'
+nested_run -t saakm_core_sched --topology 1,1,2 --timeout 300
 log=$root/build/results/latest/saakm_core_sched.log
 [ -f "$log" ] && sed 's/^/# guest: /' "$log"
 check "the guest has CPUs 0 and 1 as SMT siblings" grep -q "cpu0 thread siblings: 0[-,]1" "$log"

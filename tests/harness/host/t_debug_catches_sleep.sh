@@ -14,9 +14,8 @@
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$root/tests/guest/tap.sh"
-out=$(bash "$root/tests/run.sh" --no-build --no-host -t sleep_in_callback --timeout 600 2>&1)
-rc=$?
-echo "$out" | sed 's/^/# nested: /'
+. "$root/tests/harness/nested.sh"
+nested_run -t sleep_in_callback --timeout 600
 log=$root/build/results/latest/sleep_in_callback.log
 check "nested run exits non-zero" [ "$rc" -ne 0 ]
 check "the sleeping call in atomic context is reported" \

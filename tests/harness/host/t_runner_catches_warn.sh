@@ -7,9 +7,8 @@
 set -u
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 . "$root/tests/guest/tap.sh"
-out=$(bash "$root/tests/run.sh" --no-build --no-host -t warn_detected --timeout 300 2>&1)
-rc=$?
-echo "$out" | sed 's/^/# nested: /'
+. "$root/tests/harness/nested.sh"
+nested_run -t warn_detected --timeout 300
 check "nested run exits non-zero" [ "$rc" -ne 0 ]
 check "WARNING line shown" grep -q "WARNING: CPU: .*saakm_warn_on_load" <<<"$out"
 check "WARN message shown" grep -q "deliberate warning for the test runner" <<<"$out"
