@@ -19,28 +19,38 @@ TAP_FAILED=0
 TAP_PASSED=0
 TAP_SKIPPED=0
 TAP_FILE=${TAP_FILE:-}
+TAP_GROUP=
 
-_tap_line() { # the line, to stdout and $TAP_FILE
-	echo "$1"
-	if [ -n "$TAP_FILE" ]; then echo "$1" >>"$TAP_FILE"; fi
+# tap_subtest GROUP: the checks that follow read "GROUP: desc" (no
+# argument: no prefix again). For a script that checks several behaviours,
+# one group per behaviour.
+tap_subtest() {
+	TAP_GROUP=${1:-}
+	if [ -n "$TAP_GROUP" ]; then echo "# subtest: $TAP_GROUP"; fi
+}
+
+_tap_line() { # STATUS DESC [DIRECTIVE]: the line, to stdout and $TAP_FILE
+	_l="$1 $TAP_N ${TAP_GROUP:+$TAP_GROUP: }$2${3:+ # $3}"
+	echo "$_l"
+	if [ -n "$TAP_FILE" ]; then echo "$_l" >>"$TAP_FILE"; fi
 }
 
 # ok DESC [COMMENT]
 ok() {
 	TAP_N=$((TAP_N + 1)); TAP_PASSED=$((TAP_PASSED + 1))
-	_tap_line "ok $TAP_N $1${2:+ # $2}"
+	_tap_line ok "$1" "${2:-}"
 }
 
 # not_ok DESC [REASON]
 not_ok() {
 	TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1))
-	_tap_line "not ok $TAP_N $1${2:+ # $2}"
+	_tap_line "not ok" "$1" "${2:-}"
 }
 
 # skip DESC [REASON]
 skip() {
 	TAP_N=$((TAP_N + 1)); TAP_SKIPPED=$((TAP_SKIPPED + 1))
-	_tap_line "ok $TAP_N $1 # SKIP${2:+ $2}"
+	_tap_line ok "$1" "SKIP${2:+ $2}"
 }
 
 # diag TEXT: a comment line, shown with the test's output on failure.
@@ -68,7 +78,10 @@ check_not() {
 	fi
 }
 
-tap_plan() { _tap_line "1..$TAP_N"; }
+tap_plan() {
+	echo "1..$TAP_N"
+	if [ -n "$TAP_FILE" ]; then echo "1..$TAP_N" >>"$TAP_FILE"; fi
+}
 
 done_testing() {
 	tap_plan

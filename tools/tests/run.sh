@@ -10,8 +10,8 @@ root=$(cd "$here/../.." && pwd)
 O=${O:-$root/build/tools}
 . "$root/tests/guest/tap.sh"
 
-# subtest DESC COMMAND...: run COMMAND, indent its TAP, one line for it
-subtest() {
+# run_program DESC COMMAND...: run COMMAND, indent its TAP, one line for it
+run_program() {
 	local desc=$1 out rc
 	shift
 	out=$("$@" 2>&1)
@@ -29,6 +29,6 @@ if ! out=$(make -s -C "$root/tools" O="$O" test-progs 2>&1); then
 	not_ok "build tools"
 	done_testing
 fi
-subtest "libsaakm parser (test_parser)" "$O/tests/test_parser" "$here/fixtures"
-subtest "saakm CLI (t_cli.sh)" bash "$here/t_cli.sh" "$O/saakm"
+run_program "libsaakm parser (test_parser)" "$O/tests/test_parser" "$here/fixtures"
+run_program "saakm CLI (t_cli.sh)" bash "$here/t_cli.sh" "$O/saakm"
 done_testing
