@@ -12,7 +12,6 @@
  *
  * Parameter: count (default 7, at most NULLPOL_MAX).
  */
-#include <linux/module.h>
 #include <linux/saakm.h>
 
 #define NULLPOL_MAX 16
@@ -25,90 +24,73 @@ struct nullpol_cpu {
 	struct saakm_rq rq[NULLPOL_MAX];
 };
 static DEFINE_PER_CPU(struct nullpol_cpu, nullpol_rqs);
-static struct saakm_policy nullpol[NULLPOL_MAX];
+static struct saakm_policy *nullpol[NULLPOL_MAX];
 static unsigned int registered;
 
-static struct saakm_rq *rq_of(int i, int cpu)
+/* Each instance's runqueue on @cpu: saakm_priv() holds its index. */
+static struct saakm_rq *rq_of(struct saakm_policy *pol, int cpu)
 {
-	return &per_cpu_ptr(&nullpol_rqs, cpu)->rq[i];
+	return &per_cpu_ptr(&nullpol_rqs, cpu)->rq[(long)saakm_priv(pol)];
 }
 
-static void null_place(int i, struct task_struct *p, int cpu)
+static void null_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	saakm_change_state(p, SAAKM_READY, cpu, rq_of(i, cpu));
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(pol, cpu));
 }
 
-static struct task_struct *null_schedule(int i, int cpu)
+static struct task_struct *null_schedule(struct saakm_policy *pol, int cpu)
 {
-	struct task_struct *p = saakm_rq_first(rq_of(i, cpu));
+	struct task_struct *p = saakm_rq_first(rq_of(pol, cpu));
 
 	if (p)
 		saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
 	return p;
 }
 
-static void null_block(struct task_struct *p, int cpu)
+static void null_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
 }
 
-static void null_terminate(struct task_struct *p)
+static void null_terminate(struct saakm_policy *pol, struct task_struct *p)
 {
 	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
 }
 
-/* The callbacks carry no policy pointer: one small set per policy index. */
-#define NULLPOL_OPS(i)							\
-static void null_place_##i(struct task_struct *p, int cpu)		\
-{ null_place(i, p, cpu); }						\
-static struct task_struct *null_schedule_##i(int cpu)			\
-{ return null_schedule(i, cpu); }
-
-NULLPOL_OPS(0) NULLPOL_OPS(1) NULLPOL_OPS(2) NULLPOL_OPS(3)
-NULLPOL_OPS(4) NULLPOL_OPS(5) NULLPOL_OPS(6) NULLPOL_OPS(7)
-NULLPOL_OPS(8) NULLPOL_OPS(9) NULLPOL_OPS(10) NULLPOL_OPS(11)
-NULLPOL_OPS(12) NULLPOL_OPS(13) NULLPOL_OPS(14) NULLPOL_OPS(15)
-
-#define NULLPOL_SET(i) { null_place_##i, null_schedule_##i }
-static const struct {
-	void (*place)(struct task_struct *p, int cpu);
-	struct task_struct *(*schedule)(int cpu);
-} null_ops[NULLPOL_MAX] = {
-	NULLPOL_SET(0), NULLPOL_SET(1), NULLPOL_SET(2), NULLPOL_SET(3),
-	NULLPOL_SET(4), NULLPOL_SET(5), NULLPOL_SET(6), NULLPOL_SET(7),
-	NULLPOL_SET(8), NULLPOL_SET(9), NULLPOL_SET(10), NULLPOL_SET(11),
-	NULLPOL_SET(12), NULLPOL_SET(13), NULLPOL_SET(14), NULLPOL_SET(15),
+/* One table for every instance; only the name changes between registrations. */
+static struct saakm_ops null_ops = {
+	.new_place	= null_place,
+	.unblock_place	= null_place,
+	.schedule	= null_schedule,
+	.block		= null_block,
+	.terminate	= null_terminate,
 };
 
 static void __exit_policies(void)
 {
 	while (registered)
-		saakm_unregister_policy(&nullpol[--registered]);
+		saakm_unregister_policy(nullpol[--registered]);
 }
 
 static int __init nullpol_init(void)
 {
-	unsigned int i;
-	int cpu, id;
+	long i;
+	int cpu;
 
 	if (count < 1 || count > NULLPOL_MAX)
 		return -EINVAL;
 	for_each_possible_cpu(cpu)
 		for (i = 0; i < count; i++)
-			saakm_rq_init(rq_of(i, cpu), SAAKM_RQ_FIFO, NULL, cpu);
+			saakm_rq_init(&per_cpu_ptr(&nullpol_rqs, cpu)->rq[i],
+				      SAAKM_RQ_FIFO, NULL, cpu);
 	for (i = 0; i < count; i++) {
-		struct saakm_policy *pol = &nullpol[i];
+		snprintf(null_ops.name, sizeof(null_ops.name), "null%ld", i);
+		nullpol[i] = saakm_register_policy(&null_ops, (void *)i);
+		if (IS_ERR(nullpol[i])) {
+			int ret = PTR_ERR(nullpol[i]);
 
-		snprintf(pol->name, sizeof(pol->name), "null%u", i);
-		pol->new_place = null_ops[i].place;
-		pol->unblock_place = null_ops[i].place;
-		pol->schedule = null_ops[i].schedule;
-		pol->block = null_block;
-		pol->terminate = null_terminate;
-		id = saakm_register_policy(pol);
-		if (id < 0) {
 			__exit_policies();
-			return id;
+			return ret;
 		}
 		registered++;
 	}

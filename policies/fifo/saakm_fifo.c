@@ -17,7 +17,6 @@
  *
  * Parameters: slice_ms (default 20, 0 = run until blocking), steal (0).
  */
-#include <linux/module.h>
 #include <linux/saakm.h>
 
 static unsigned int slice_ms = 20;
@@ -28,6 +27,7 @@ static bool steal;
 module_param(steal, bool, 0444);
 MODULE_PARM_DESC(steal, "idle CPUs steal from the longest queue");
 static DEFINE_PER_CPU(struct saakm_rq, fifo_rq);
+static struct saakm_policy *fifo;
 
 static struct saakm_rq *rq_of(int cpu)
 {
@@ -35,17 +35,17 @@ static struct saakm_rq *rq_of(int cpu)
 }
 
 /* The n-th CPU the task may run on, n = pid % number of such CPUs. */
-static int fifo_pick_cpu(struct task_struct *p)
+static int fifo_pick_cpu(struct saakm_policy *pol, struct task_struct *p)
 {
 	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
-static void fifo_place(struct task_struct *p, int cpu)
+static void fifo_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static struct task_struct *fifo_schedule(int cpu)
+static struct task_struct *fifo_schedule(struct saakm_policy *pol, int cpu)
 {
 	struct task_struct *p = saakm_rq_first(rq_of(cpu));
 
@@ -54,18 +54,18 @@ static struct task_struct *fifo_schedule(int cpu)
 	return p;
 }
 
-static void fifo_block(struct task_struct *p, int cpu)
+static void fifo_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
 }
 
-static void fifo_yield(struct task_struct *p, int cpu)
+static void fifo_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
 /* Round robin among the tasks of one CPU, only when someone is waiting. */
-static void fifo_tick(struct task_struct *p, int cpu)
+static void fifo_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	u64 slice_ns = (u64)READ_ONCE(slice_ms) * NSEC_PER_MSEC;
 
@@ -74,13 +74,13 @@ static void fifo_tick(struct task_struct *p, int cpu)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
 
-static void fifo_terminate(struct task_struct *p)
+static void fifo_terminate(struct saakm_policy *pol, struct task_struct *p)
 {
 	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
 }
 
 /* Idle: steal from the CPU with the longest queue (read without its lock). */
-static int fifo_newly_idle(int cpu)
+static int fifo_newly_idle(struct saakm_policy *pol, int cpu)
 {
 	unsigned int len, best_len = 0;
 	int other, best = -1;
@@ -96,7 +96,7 @@ static int fifo_newly_idle(int cpu)
 }
 
 /* Both CPUs locked: hand over the oldest task that may move. */
-static struct task_struct *fifo_balance_pick(int src, int dst)
+static struct task_struct *fifo_balance_pick(struct saakm_policy *pol, int src, int dst)
 {
 	struct task_struct *p;
 
@@ -108,7 +108,7 @@ static struct task_struct *fifo_balance_pick(int src, int dst)
 	return p;
 }
 
-static struct saakm_policy fifo_policy = {
+static struct saakm_ops fifo_ops = {
 	.name		= "fifo",
 	.new_prepare	= fifo_pick_cpu,
 	.new_place	= fifo_place,
@@ -124,19 +124,19 @@ static struct saakm_policy fifo_policy = {
 
 static int __init fifo_init(void)
 {
-	int cpu, id;
+	int cpu;
 
 	for_each_possible_cpu(cpu)
 		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
 	if (steal)
-		fifo_policy.newly_idle = fifo_newly_idle;
-	id = saakm_register_policy(&fifo_policy);
-	return id < 0 ? id : 0;
+		fifo_ops.newly_idle = fifo_newly_idle;
+	fifo = saakm_register_policy(&fifo_ops, NULL);
+	return PTR_ERR_OR_ZERO(fifo);
 }
 
 static void __exit fifo_exit(void)
 {
-	saakm_unregister_policy(&fifo_policy);
+	saakm_unregister_policy(fifo);
 }
 module_init(fifo_init);
 module_exit(fifo_exit);

@@ -2,9 +2,10 @@
 /*
  * SaaKM policy API: write a CPU scheduling policy as a kernel module.
  *
- * A policy is a &struct saakm_policy filled with event callbacks and
- * registered with saakm_register_policy() from module init. Tasks join it with
- * sched_setattr(SCHED_SAAKM, id). The class core (kernel/sched/saakm*.c)
+ * A policy is a &struct saakm_ops table of event callbacks, registered with
+ * saakm_register_policy() from module init, which returns an opaque handle
+ * (&struct saakm_policy) for saakm_unregister_policy() at module exit. Tasks
+ * join it with sched_setattr(SCHED_SAAKM, id). The class core (kernel/sched/saakm*.c)
  * turns the scheduler core's sched_class hooks into the events below, holds
  * the right locks before calling them, and keeps every task's state.
  *
@@ -12,7 +13,9 @@
  * stall timeout, makes a transition the state machine forbids, returns a
  * task it may not run, or calls saakm_policy_error() is ejected: the class
  * stops calling it (bypass), moves its tasks back to SCHED_NORMAL, and shows
- * the reason in /proc/saakm/errors. The module can still be unloaded.
+ * the reason in /proc/saakm/errors. The module can still be unloaded. With
+ * /sys/kernel/saakm/panic_on_error set, the kernel panics instead, for a
+ * developer who wants kdump or KGDB at the fault.
  *
  * Guaranteed share: SaaKM runs below every other class, but a per-CPU
  * deadline server gives its tasks at least server_runtime_us of CPU in every
@@ -55,16 +58,12 @@
 #define _LINUX_SAAKM_H
 
 #include <linux/cpumask.h>
-#include <linux/irq_work.h>
+#include <linux/err.h>
 #include <linux/list.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/sched/saakm.h>
-#include <linux/spinlock.h>
-#include <linux/workqueue.h>
-#include <uapi/linux/saakm.h>
 
 /**
  * struct saakm_attr - attributes a task asked for with sched_setattr()
@@ -120,205 +119,236 @@ struct saakm_rq {
 };
 
 /*
- * Per-policy event counters, shown in /proc/saakm/events. The order matches
- * saakm_event_names[] in the class core.
+ * Events, counted per policy in /proc/saakm/events; see SAAKM_EVENTS().
+ * Each also gets an alias under its callback's name, __saakm_ev_<callback>,
+ * so that the class's saakm_call() names an event once, by its callback.
  */
+#define SAAKM_EVENT_ENUM(NAME, name)	SAAKM_EV_##NAME, __saakm_ev_##name = SAAKM_EV_##NAME,
+
 enum saakm_event {
-	SAAKM_EV_NEW_PREPARE,
-	SAAKM_EV_NEW_PLACE,
-	SAAKM_EV_UNBLOCK_PREPARE,
-	SAAKM_EV_UNBLOCK_PLACE,
-	SAAKM_EV_BLOCK,
-	SAAKM_EV_YIELD,
-	SAAKM_EV_TICK,
-	SAAKM_EV_TERMINATE,
-	SAAKM_EV_SCHEDULE,
-	SAAKM_EV_NEWLY_IDLE,
-	SAAKM_EV_ENTER_IDLE,
-	SAAKM_EV_EXIT_IDLE,
-	SAAKM_EV_BALANCING_SELECT,
-	SAAKM_EV_BALANCE_PICK,
-	SAAKM_EV_CORE_ENTRY,
-	SAAKM_EV_CORE_EXIT,
-	SAAKM_EV_FREE_METADATA,
-	SAAKM_EV_CHECKPARAM,
-	SAAKM_EV_SETPARAM,
-	SAAKM_EV_MIGRATED,
+	SAAKM_EVENTS(SAAKM_EVENT_ENUM)
 	SAAKM_NR_EVENTS,
 };
 
-/* Private to the class core: one policy's per-CPU bookkeeping. */
-struct saakm_policy_pcpu {
-	unsigned int		nr_ready;	/* READY tasks placed on this CPU */
-	struct list_head	preempted;	/* RUNNING tasks a higher class took the CPU from */
-	unsigned long		next_balance;	/* jiffies of the next balancing_select() */
-	unsigned long		last_pick;	/* jiffies: last pick, or first READY task */
-	bool			balance_due;
-	bool			entered;	/* core_entry() ran, core_exit() not yet */
-	u64			events[SAAKM_NR_EVENTS];
-};
+struct saakm_policy;
 
 /**
- * struct saakm_policy - a scheduling policy
+ * struct saakm_ops - a scheduling policy's callbacks and settings
  *
- * Fill in @name and the callbacks you need, then saakm_register_policy().
- * Mandatory: new_place, unblock_place, block, schedule, terminate. Every
- * other callback is optional; the default is given with each.
+ * Fill in @name and the callbacks you need, then pass the table to
+ * saakm_register_policy(), which copies it: one table can register several
+ * instances (change @name between calls), and each callback's @pol says
+ * which instance it serves (saakm_priv() gives the pointer passed at
+ * registration). Mandatory: new_place, unblock_place, block, schedule,
+ * terminate; the default of every other callback is given with it.
  *
- * Thread events:
- *
- * @new_prepare: a task joined the policy (fork, or sched_setattr from another
- *	class or policy). Return the CPU it should start on (any CPU in
- *	p->cpus_ptr; another CPU ejects the policy). Allocate per-task data
- *	here if needed (GFP_ATOMIC): it is called exactly once per join,
- *	before new_place(), also for tasks bound to one CPU. At fork it runs
- *	in the parent with the child's p->pi_lock held; for a task moved with
- *	sched_setattr rq(task_cpu(p)) is held too and the returned CPU is only
- *	a hint: the task stays where it is until it next wakes up.
- *	Default: the task's current CPU.
- * @new_place: put new task @p in CPU @cpu's runqueue, normally with
- *	saakm_change_state(p, SAAKM_READY, cpu, rq). rq(@cpu) locked.
- * @unblock_prepare: @p woke up; return its CPU. p->pi_lock held, no rq lock.
- *	Default: the CPU it last ran on.
- * @unblock_place: put @p, which was BLOCKED or MIGRATING, in @cpu's
- *	runqueue. Also called after the class moved a task (affinity change,
- *	hotplug, balancing), so @cpu may differ from what unblock_prepare()
- *	returned. rq(@cpu) locked.
- * @block: @p stops being runnable on @cpu: it went to sleep (it was RUNNING),
- *	or the class is moving it elsewhere (it may be READY: take it off your
- *	runqueue). Move it to SAAKM_BLOCKED. rq(@cpu) locked. This is the only
- *	callback that may move a task to SAAKM_BLOCKED, and only @p.
- * @yield: @p, running on @cpu, called sched_yield(). Put it back with
- *	SAAKM_READY to let others run, or leave it RUNNING. rq(@cpu) locked.
- *	Default: keep running.
- * @tick: scheduler tick while @p runs on @cpu. To preempt it, put it back
- *	with SAAKM_READY_TICK; the class then reschedules @cpu. rq(@cpu)
- *	locked. Default: never preempt.
- * @terminate: @p leaves the policy: it exited, moved to another class or
- *	policy, or the policy is going away. Move it to SAAKM_TERMINATED (this
- *	also takes it off any runqueue). rq(task_cpu(p)) locked. Only this
- *	callback may move a task to SAAKM_TERMINATED, and only @p.
- *
- * Core events:
- *
- * @schedule: pick the next task for @cpu from its runqueue, move it to
- *	SAAKM_RUNNING and return it, or return NULL. Called only when this
- *	policy has a READY task on @cpu and no earlier policy does. rq(@cpu)
- *	locked.
- * @newly_idle: @cpu has no task of this policy left. Return a CPU to pull a
- *	task from (then balance_pick() is called), or -1. rq(@cpu) locked.
- * @enter_idle: @cpu is about to run its idle task. rq(@cpu) locked.
- * @exit_idle: @cpu leaves its idle task. rq(@cpu) locked.
- * @balancing_select: periodic balancing, every @balance_ms on each CPU.
- *	Return a CPU to pull a task from to @cpu, or -1. No lock held.
- * @balance_pick: take one READY task off @src's runqueue that may run on
- *	@dst (saakm_can_migrate()), move it to SAAKM_MIGRATING and return it;
- *	or return NULL. The class migrates it and calls unblock_place(p, dst).
- *	rq(@src) and rq(@dst) locked. Required if newly_idle or
- *	balancing_select is set. Only this callback may move a task to
- *	SAAKM_MIGRATING.
- * @core_entry: @cpu is up: called for every online CPU at registration,
- *	after @init and before any other callback, and when a CPU comes online
- *	(before it runs any task). rq(@cpu) locked.
- * @core_exit: @cpu goes down: called when a CPU goes offline, after every
- *	task has left it, and for every CPU at unregistration, after the last
- *	other callback and before @exit. rq(@cpu) locked.
- *	core_entry(n) and core_exit(n) alternate, and the policy gets no
- *	callback about CPU n (as @cpu, or as @src/@dst) outside the pair;
- *	cpuset changes that rebuild scheduling domains do not call them.
- *
- * Policy management:
- *
- * @init: set up global state, before any other callback. Process context,
- *	may sleep; a negative return aborts registration.
- * @exit: tear down global state, after the last callback. May sleep.
- * @free_metadata: release per-task data (saakm_task_data()); called right
- *	after terminate, and for a task that joined but failed to start;
- *	also after an ejection, so that nothing leaks. rq(task_cpu(p)) locked,
- *	interrupts off: do not sleep (kfree() is fine).
- * @checkparam_attr: validate @attr for @p (joining or already attached).
- *	Return 0 or a negative errno, which sched_setattr() returns. rq and
- *	p->pi_lock held. Default: accept.
- * @setparam_attr: apply @attr to @p: after a successful sched_setattr(),
- *	and when the nice value changes (setpriority()). rq held.
- *
- * Settings:
- *
- * @name: unique name, at most SAAKM_NAME_LEN - 1 characters
- * @balance_ms: period of balancing_select() in milliseconds, 0 for none
- * @timeout_ms: stall timeout for this policy's tasks, if lower than the
- *	system's (/sys/kernel/saakm/watchdog_timeout_ms); 0 for the system's
- * @unprivileged: let users without CAP_SYS_NICE move their own tasks here
- * @owner: set by saakm_register_policy() to the calling module
- *
- * Private to the class core, do not touch: @id, @slot, @state, @pcpu, @list,
- * @tasks, @lock, @nr_tasks, @nr_bad_transitions, @eject_irq_work,
- * @eject_work, @reason_set, @reason.
+ * Unless a callback says otherwise, it runs with interrupts off and the rq
+ * lock of the CPU it is about held ("rq(cpu) locked"), inside an RCU
+ * read-side section; it must not sleep, and allocates with GFP_ATOMIC.
+ * Callbacks never nest. A callback that breaks its contract (a task left
+ * in the wrong state, a CPU outside the task's affinity, a task returned
+ * that may not run) ejects the policy: see "Safety net" above.
  */
-struct saakm_policy {
-	int  (*new_prepare)(struct task_struct *p);
-	void (*new_place)(struct task_struct *p, int cpu);
-	int  (*unblock_prepare)(struct task_struct *p);
-	void (*unblock_place)(struct task_struct *p, int cpu);
-	void (*block)(struct task_struct *p, int cpu);
-	void (*yield)(struct task_struct *p, int cpu);
-	void (*tick)(struct task_struct *p, int cpu);
-	void (*terminate)(struct task_struct *p);
+struct saakm_ops {
+	/* Thread events. */
 
-	struct task_struct *(*schedule)(int cpu);
-	int  (*newly_idle)(int cpu);
-	void (*enter_idle)(int cpu);
-	void (*exit_idle)(int cpu);
-	int  (*balancing_select)(int cpu);
-	struct task_struct *(*balance_pick)(int src, int dst);
-	void (*core_entry)(int cpu);
-	void (*core_exit)(int cpu);
+	/**
+	 * @new_prepare: a task joins the policy (fork, or sched_setattr from
+	 * another class or policy). Return the CPU it should start on, which
+	 * must be in p->cpus_ptr. Allocate per-task data here
+	 * (saakm_task_data()): it is called exactly once per join, before
+	 * new_place(), also for tasks bound to one CPU. At fork it runs in the
+	 * parent with the child's p->pi_lock held; for sched_setattr
+	 * rq(task_cpu(p)) is held too and the CPU is only a hint: the task
+	 * stays where it is until it next wakes up. Default: the task's CPU.
+	 */
+	int (*new_prepare)(struct saakm_policy *pol, struct task_struct *p);
 
-	int  (*init)(void);
-	void (*exit)(void);
-	void (*free_metadata)(struct task_struct *p);
-	int  (*checkparam_attr)(struct task_struct *p, const struct saakm_attr *attr);
-	void (*setparam_attr)(struct task_struct *p, const struct saakm_attr *attr);
+	/**
+	 * @new_place: put new task @p in @cpu's runqueue, normally with
+	 * saakm_change_state(p, SAAKM_READY, cpu, rq). rq(@cpu) locked.
+	 * Leaving @p in any other state ejects the policy.
+	 */
+	void (*new_place)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
-	char			name[SAAKM_NAME_LEN];
-	unsigned int		balance_ms;
-	unsigned int		timeout_ms;
-	bool			unprivileged;
-	struct module		*owner;
+	/**
+	 * @unblock_prepare: @p woke up: return its CPU, in p->cpus_ptr.
+	 * p->pi_lock held, no rq lock. Default: the CPU it last ran on.
+	 */
+	int (*unblock_prepare)(struct saakm_policy *pol, struct task_struct *p);
 
-	/* Private to the class core. */
-	int			id;
-	int			slot;
-	int			state;
-	struct saakm_policy_pcpu __percpu *pcpu;
-	struct list_head	list;
-	struct list_head	tasks;
-	raw_spinlock_t		lock;
-	atomic_t		nr_tasks;
-	atomic_t		nr_bad_transitions;
-	struct irq_work		eject_irq_work;
-	struct work_struct	eject_work;
-	bool			reason_set;
-	char			reason[128];
+	/**
+	 * @unblock_place: put @p, BLOCKED or MIGRATING, in @cpu's runqueue
+	 * (READY). Also called after the class moved a task (affinity change,
+	 * hotplug, balancing), so @cpu may differ from what unblock_prepare()
+	 * returned. rq(@cpu) locked. Leaving @p in another state ejects.
+	 */
+	void (*unblock_place)(struct saakm_policy *pol, struct task_struct *p, int cpu);
+
+	/**
+	 * @block: @p stops being runnable on @cpu: it went to sleep (it was
+	 * RUNNING), or the class is moving it elsewhere (it may be READY: this
+	 * takes it off your runqueue). Move it to SAAKM_BLOCKED: only this
+	 * callback may, and only for @p. rq(@cpu) locked.
+	 */
+	void (*block)(struct saakm_policy *pol, struct task_struct *p, int cpu);
+
+	/**
+	 * @yield: @p, running on @cpu, called sched_yield(). Put it back with
+	 * SAAKM_READY to let others run, or leave it RUNNING. rq(@cpu)
+	 * locked. Default: keep running.
+	 */
+	void (*yield)(struct saakm_policy *pol, struct task_struct *p, int cpu);
+
+	/**
+	 * @tick: scheduler tick (every 4 ms at HZ=250) while @p runs on @cpu.
+	 * To preempt it, put it back with SAAKM_READY_TICK; the class then
+	 * reschedules @cpu. rq(@cpu) locked. Default: never preempt.
+	 */
+	void (*tick)(struct saakm_policy *pol, struct task_struct *p, int cpu);
+
+	/**
+	 * @terminate: @p leaves the policy: it exited, moved to another class
+	 * or policy, or the policy is going away. Move it to SAAKM_TERMINATED,
+	 * which also takes it off any runqueue: only this callback may, and
+	 * only for @p. rq(task_cpu(p)) locked.
+	 */
+	void (*terminate)(struct saakm_policy *pol, struct task_struct *p);
+
+	/* Core events. */
+
+	/**
+	 * @schedule: pick the next task for @cpu from its runqueue, move it to
+	 * SAAKM_RUNNING and return it, or return NULL. Only one task may
+	 * become RUNNING per call. Called only when this policy has a READY
+	 * task on @cpu and no policy registered before it has work there.
+	 * rq(@cpu) locked. A task of another CPU, policy or state ejects.
+	 */
+	struct task_struct *(*schedule)(struct saakm_policy *pol, int cpu);
+
+	/**
+	 * @newly_idle: @cpu has no task of this policy left. Return a CPU to
+	 * pull a task from (balance_pick() is then called), or -1. rq(@cpu)
+	 * locked. Default: no pull.
+	 */
+	int (*newly_idle)(struct saakm_policy *pol, int cpu);
+
+	/** @enter_idle: @cpu is about to run its idle task. rq(@cpu) locked. */
+	void (*enter_idle)(struct saakm_policy *pol, int cpu);
+
+	/** @exit_idle: @cpu leaves its idle task. rq(@cpu) locked. */
+	void (*exit_idle)(struct saakm_policy *pol, int cpu);
+
+	/**
+	 * @balancing_select: periodic balancing, every @balance_ms on each
+	 * CPU. Return a CPU to pull a task from to @cpu, or -1. Runs in hard
+	 * irq context (an irq_work raised by the tick) with no lock held.
+	 */
+	int (*balancing_select)(struct saakm_policy *pol, int cpu);
+
+	/**
+	 * @balance_pick: take one READY task that may run on @dst
+	 * (saakm_can_migrate()) off @src's runqueue, move it to
+	 * SAAKM_MIGRATING and return it; or return NULL. The class migrates it
+	 * and calls unblock_place(p, dst). rq(@src) and rq(@dst) locked.
+	 * Required with newly_idle or balancing_select; the only callback that
+	 * may move a task to SAAKM_MIGRATING. A task that cannot move ejects.
+	 */
+	struct task_struct *(*balance_pick)(struct saakm_policy *pol, int src, int dst);
+
+	/**
+	 * @core_entry: @cpu is up: called for every online CPU at registration,
+	 * after @init and before any other callback, and when a CPU comes
+	 * online, before it runs a task. rq(@cpu) locked. core_entry(n) and
+	 * core_exit(n) alternate, and no callback is about CPU n (as @cpu,
+	 * @src or @dst) outside the pair; cpuset changes do not call them.
+	 */
+	void (*core_entry)(struct saakm_policy *pol, int cpu);
+
+	/**
+	 * @core_exit: @cpu goes down: called when a CPU goes offline, after
+	 * every task left it, and for every CPU at unregistration, after the
+	 * last other callback and before @exit. rq(@cpu) locked.
+	 */
+	void (*core_exit)(struct saakm_policy *pol, int cpu);
+
+	/* Policy management. */
+
+	/**
+	 * @init: set up the instance, before any other callback. Process
+	 * context, may sleep; a negative return aborts the registration.
+	 */
+	int (*init)(struct saakm_policy *pol);
+
+	/**
+	 * @exit: tear the instance down, after the last callback. Process
+	 * context, may sleep.
+	 */
+	void (*exit)(struct saakm_policy *pol);
+
+	/**
+	 * @free_metadata: release @p's data (saakm_task_data()). Called right
+	 * after terminate(), for a task that joined but never started, and
+	 * after an ejection, so nothing leaks. rq(task_cpu(p)) locked,
+	 * interrupts off: kfree() is fine, sleeping is not.
+	 */
+	void (*free_metadata)(struct saakm_policy *pol, struct task_struct *p);
+
+	/**
+	 * @checkparam_attr: validate @attr for @p (joining or attached).
+	 * Return 0 or a negative errno, which sched_setattr() returns. rq and
+	 * p->pi_lock held. Default: accept.
+	 */
+	int (*checkparam_attr)(struct saakm_policy *pol, struct task_struct *p,
+			       const struct saakm_attr *attr);
+
+	/**
+	 * @setparam_attr: apply @attr to @p, after a successful
+	 * sched_setattr() and when its nice value changes (setpriority()).
+	 * rq locked. Default: ignore.
+	 */
+	void (*setparam_attr)(struct saakm_policy *pol, struct task_struct *p,
+			      const struct saakm_attr *attr);
+
+	/* Settings, copied at registration. */
+
+	/** @name: unique, at most SAAKM_NAME_LEN - 1 characters */
+	char name[SAAKM_NAME_LEN];
+
+	/** @balance_ms: period of balancing_select() in ms, 0 for none */
+	unsigned int balance_ms;
+
+	/**
+	 * @timeout_ms: stall timeout of this policy's tasks, if lower than the
+	 * system's (/sys/kernel/saakm/watchdog_timeout_ms); 0: the system's
+	 */
+	unsigned int timeout_ms;
+
+	/** @unprivileged: users without CAP_SYS_NICE may move their tasks here */
+	bool unprivileged;
 };
 
-int __saakm_register_policy(struct saakm_policy *policy, struct module *owner);
-void saakm_unregister_policy(struct saakm_policy *policy);
+struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
+					     struct module *owner);
+void saakm_unregister_policy(struct saakm_policy *pol);
+int saakm_policy_id(const struct saakm_policy *pol);
+void *saakm_priv(const struct saakm_policy *pol);
 
 /**
- * saakm_register_policy - make a policy available to sched_setattr()
- * @policy: the policy, alive until saakm_unregister_policy() returns
+ * saakm_register_policy - make a policy instance available to sched_setattr()
+ * @ops: callbacks and settings, copied (the table may be reused at once)
+ * @priv: anything; saakm_priv() returns it to the callbacks
  *
- * Calls @policy->init, assigns the id shown in /proc/saakm/policies, then
+ * Calls @ops->init, assigns the id shown in /proc/saakm/policies, then
  * core_entry for every online CPU, then makes the policy visible. Among
  * policies with work on a CPU, the one registered in the lowest free slot
  * runs first: registration order, unless an unload freed a lower slot.
  *
- * Return: the policy id (> 0) or a negative errno (-EEXIST for a name in use,
- * -EBUSY for a policy registered already, -EINVAL for a missing mandatory
- * callback, -ENOSPC with %SAAKM_MAX_POLICIES loaded).
+ * Return: the policy, or an ERR_PTR(): -EEXIST for a name in use, -EINVAL
+ * for a missing mandatory callback, -ENOSPC with %SAAKM_MAX_POLICIES
+ * loaded, -ENOMEM, or what @ops->init returned.
  */
-#define saakm_register_policy(policy) __saakm_register_policy(policy, THIS_MODULE)
+#define saakm_register_policy(ops, priv) __saakm_register_policy(ops, priv, THIS_MODULE)
 
 void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 			int cpu, struct saakm_rq *rq);
@@ -380,7 +410,7 @@ static inline void **saakm_task_data(struct task_struct *p)
 
 bool saakm_can_migrate(struct task_struct *p, int dst_cpu);
 u64 saakm_running_ns(struct task_struct *p);
-void saakm_policy_error(struct saakm_policy *policy, const char *fmt, ...)
+void saakm_policy_error(struct saakm_policy *pol, const char *fmt, ...)
 	__printf(2, 3);
 
 /* Topology levels, from the closest CPUs to the whole machine. */

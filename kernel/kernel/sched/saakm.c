@@ -14,7 +14,7 @@
  * SaaKM task runs only when no stop, deadline, RT, fair or ext task is
  * runnable on its CPU.
  *
- * Three rules keep the policy's view simple:
+ * Four rules keep the policy's view simple:
  *
  * - A RUNNING task is not in any policy runqueue. It keeps its CPU until it
  *   blocks, yields, or the policy preempts it from tick(). When a higher
@@ -31,13 +31,34 @@
  *   moving the task (migration on affinity change, hotplug, exec): the
  *   policy sees block() on the old CPU and unblock_place() on the new one.
  *
- * - An ejected policy is bypassed: the class stops calling it and runs its
- *   tasks itself, round robin on the per-CPU class-owned list, until they
- *   are all moved back to SCHED_NORMAL (see saakm_policy.c).
+ * - Every callback's result is checked, and a task a callback left in the
+ *   wrong state is repaired (parked, or forced BLOCKED/TERMINATED) after
+ *   the policy is ejected. An ejected policy is bypassed: saakm_call() stops
+ *   calling it and those same repairs run its tasks (saakm_safety.c).
  *
- * Registration, attach/detach, the state machine, the watchdog and the
- * runqueue helpers are in saakm_policy.c; procfs and sysfs in
- * saakm_stats.c.
+ * Hooks and the events they raise (saakm_call() names the callback):
+ *
+ *   enqueue_task     new task: new_place; wakeup or class move: unblock_place
+ *   dequeue_task     sleep, or class move: block (not for save/restore)
+ *   select_task_rq   wakeup: unblock_prepare (fork: new_prepare ran already)
+ *   pick_task        schedule, for policies with work here, in slot order
+ *   put_prev_task    a RUNNING task that lost the CPU is parked, not told
+ *   balance          newly_idle, then balance_pick on both CPUs
+ *   sched_tick       balancing_select (irq_work), then balance_pick
+ *   task_tick        tick
+ *   yield_task       yield
+ *   task_dead        terminate, free_metadata (saakm_policy.c)
+ *   fork             new_prepare, even for a pinned child (saakm_policy.c)
+ *   sched_setattr    checkparam_attr; leaving: terminate, free_metadata;
+ *                    joining: new_prepare; then setparam_attr (saakm_policy.c)
+ *   switched_from    block (PI boost); a real policy change: terminate
+ *   prio_changed     setparam_attr (nice)
+ *   idle enter/exit  enter_idle, exit_idle
+ *   CPU up/down      core_entry, core_exit
+ *
+ * Policy lifetime, joining and leaving, the state machine and the runqueue
+ * helpers are in saakm_policy.c; the safety net in saakm_safety.c; procfs,
+ * sysfs in saakm_stats.c.
  */
 /*
  * The tracepoints are created here, the first of the saakm*.c files in
@@ -242,16 +263,6 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	per_cpu(saakm_cpus, cpu).nr_queued++;
 	saakm_server_start(rq);
 
-	if (unlikely(saakm_bypassing(pol))) {
-		/* Ejected: the class runs the task itself (see top of file). */
-		if (saakm_is_ready(p->saakm.state) || p->saakm.state == SAAKM_RUNNING ||
-		    task_current(rq, p))
-			return;
-		saakm_force_state(p, SAAKM_RUNNING);
-		saakm_park(p, cpu, true);
-		return;
-	}
-
 	/*
 	 * Joined the policy while running, or back from a priority boost while
 	 * running: the task keeps its CPU, and set_next_task(), which follows,
@@ -264,15 +275,15 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 
 	switch (p->saakm.state) {
 	case SAAKM_NOT_QUEUED:
-		saakm_call(pol, NEW_PLACE, cpu, new_place, p, cpu);
+		saakm_call(pol, cpu, p, new_place, p, cpu);
 		check_placed(rq, p, "new_place");
 		break;
 	case SAAKM_BLOCKED:
 	case SAAKM_MIGRATING:
 		/* Woken up, or moved here by the class or by balancing. */
 		if (!(flags & ENQUEUE_WAKEUP))
-			saakm_count(pol, MIGRATED, cpu);
-		saakm_call(pol, UNBLOCK_PLACE, cpu, unblock_place, p, cpu);
+			saakm_count(pol, SAAKM_EV_MIGRATED, cpu, p);
+		saakm_call(pol, cpu, p, unblock_place, p, cpu);
 		check_placed(rq, p, "unblock_place");
 		break;
 	default:
@@ -282,7 +293,7 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 }
 
 /* Take @p off the class-owned list of @cpu if it is parked there. */
-static void unpark(struct task_struct *p, int cpu)
+void saakm_unpark(struct task_struct *p, int cpu)
 {
 	if (list_empty(&p->saakm.core_node))
 		return;
@@ -308,20 +319,13 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	if ((flags & DEQUEUE_SAVE) && !(flags & DEQUEUE_SLEEP))
 		return true;
 
-	if (unlikely(saakm_bypassing(pol))) {
-		unpark(p, cpu);
-		if (p->saakm.state != SAAKM_MIGRATING)
-			saakm_force_state(p, SAAKM_BLOCKED);
-		return true;
-	}
-
 	switch (p->saakm.state) {
 	case SAAKM_READY:
 	case SAAKM_READY_TICK:
 	case SAAKM_RUNNING:
 		/* Going to sleep, or being moved off this CPU by the class. */
-		unpark(p, cpu);
-		saakm_call_for(pol, BLOCK, cpu, p, block, p, cpu);
+		saakm_unpark(p, cpu);
+		saakm_call(pol, cpu, p, block, p, cpu);
 		if (p->saakm.state != SAAKM_BLOCKED) {
 			saakm_eject(pol, "callback", "block left task %d in state %s",
 					   p->pid, saakm_state_name(p->saakm.state));
@@ -338,19 +342,8 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 static void yield_task_saakm(struct rq *rq)
 {
 	struct task_struct *p = rq->curr;
-	struct saakm_policy *pol = p->saakm.policy;
 
-	if (unlikely(saakm_bypassing(pol))) {
-		p->saakm.flags |= SAAKM_TF_ROTATE;
-		return;
-	}
-	if (pol->yield)
-		saakm_call(pol, YIELD, cpu_of(rq), yield, p, cpu_of(rq));
-}
-
-static bool yield_to_task_saakm(struct rq *rq, struct task_struct *to)
-{
-	return false;
+	saakm_call(p->saakm.policy, cpu_of(rq), p, yield, p, cpu_of(rq));
 }
 
 /* Policies in lower slots outrank later ones on a CPU. */
@@ -368,10 +361,11 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 {
 	struct task_struct *p;
 
-	p = saakm_call_ret(pol, SCHEDULE, cpu, schedule, cpu);
+	p = saakm_call_ret(pol, cpu, NULL, NULL, schedule, cpu);
 	if (!p)
 		return NULL;
 	pol_pcpu(pol, cpu)->last_pick = jiffies;
+	pol_pcpu(pol, cpu)->picks++;
 	if (unlikely(p->saakm.policy != pol || task_cpu(p) != cpu ||
 		     !(p->saakm.flags & SAAKM_TF_QUEUED) ||
 		     p->saakm.state != SAAKM_RUNNING)) {
@@ -439,7 +433,7 @@ static struct task_struct *pick_task_saakm(struct rq *rq)
 	 * pick is the task already running: it must not stay parked.
 	 */
 	if (p == curr)
-		unpark(p, cpu);
+		saakm_unpark(p, cpu);
 	return p;
 }
 
@@ -486,7 +480,7 @@ static void set_next_task_saakm(struct rq *rq, struct task_struct *p, bool first
 	p->se.exec_start = rq_clock_task(rq);
 
 	/* The pick is final now (see pick_task_saakm()). */
-	unpark(p, cpu_of(rq));
+	saakm_unpark(p, cpu_of(rq));
 
 	/*
 	 * Joined a policy, or came back from a priority boost, while running:
@@ -523,7 +517,7 @@ static bool saakm_pull(struct rq *dst, int src_cpu, struct saakm_policy *pol)
 	double_lock_balance(dst, src);
 	update_rq_clock(src);
 
-	p = saakm_call_ret(pol, BALANCE_PICK, cpu_of(dst), balance_pick,
+	p = saakm_call_ret(pol, cpu_of(dst), NULL, NULL, balance_pick,
 			   src_cpu, cpu_of(dst));
 	if (p) {
 		if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src &&
@@ -535,8 +529,7 @@ static bool saakm_pull(struct rq *dst, int src_cpu, struct saakm_policy *pol)
 			saakm_eject(pol, "bad-pick", "balance_pick(%d, %d) returned task %d that cannot move",
 					   src_cpu, cpu_of(dst), p->pid);
 			if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src)
-				saakm_call(pol, UNBLOCK_PLACE, src_cpu,
-					   unblock_place, p, src_cpu);
+				saakm_call(pol, src_cpu, p, unblock_place, p, src_cpu);
 		}
 	}
 	double_unlock_balance(dst, src);
@@ -566,9 +559,9 @@ static int balance_saakm(struct rq *rq, struct task_struct *prev, struct rq_flag
 	for_each_saakm_policy(pol) {
 		int src;
 
-		if (!pol->newly_idle || pol->state != SAAKM_POLICY_ENABLED)
+		if (pol->state != SAAKM_POLICY_ENABLED)
 			continue;
-		src = saakm_call_ret(pol, NEWLY_IDLE, cpu, newly_idle, cpu);
+		src = saakm_call_ret(pol, cpu, NULL, -1, newly_idle, cpu);
 		if (!valid_src(src, cpu))
 			continue;
 		rq_unpin_lock(rq, rf);
@@ -594,12 +587,10 @@ static void saakm_balance_workfn(struct irq_work *work)
 		struct saakm_policy_pcpu *pc = pol_pcpu(pol, cpu);
 		int src;
 
-		if (!pol->balancing_select || !pc->balance_due ||
-		    pol->state != SAAKM_POLICY_ENABLED)
+		if (!pc->balance_due || pol->state != SAAKM_POLICY_ENABLED)
 			continue;
 		pc->balance_due = false;
-		src = saakm_call_ret(pol, BALANCING_SELECT, cpu,
-				     balancing_select, cpu);
+		src = saakm_call_ret(pol, cpu, NULL, -1, balancing_select, cpu);
 		if (!valid_src(src, cpu))
 			continue;
 		raw_spin_rq_lock(rq);
@@ -615,11 +606,8 @@ static void saakm_balance_workfn(struct irq_work *work)
  * @rq: runqueue of the ticking CPU, locked
  *
  * Called from sched_tick() for every CPU, whatever class is running, while
- * a policy is registered. A policy that has READY tasks on this CPU but has
- * not picked any for longer than its stall timeout, while the CPU was free
- * for it, is ejected here: this is the watchdog's backstop, which works even
- * if the watchdog's work item cannot run. Balancing runs from an irq_work,
- * after the tick released the rq lock.
+ * a policy is registered: the per-CPU stall check (saakm_safety.c), and
+ * periodic balancing, from an irq_work once the tick released the rq lock.
  */
 void __saakm_tick(struct rq *rq)
 {
@@ -634,18 +622,11 @@ void __saakm_tick(struct rq *rq)
 
 		if (READ_ONCE(pol->state) != SAAKM_POLICY_ENABLED)
 			continue;
-		if (pc->nr_ready && !saakm_cpu_free_for(pol, cpu_of(rq)))
-			pc->last_pick = jiffies;	/* waiting is not its fault */
-		else if (pc->nr_ready &&
-			 time_after(jiffies, pc->last_pick + saakm_timeout(pol)))
-			saakm_eject(pol, "stall",
-				    "cpu %d picked no task for %u ms with %u ready",
-				    cpu_of(rq), jiffies_to_msecs(jiffies - pc->last_pick),
-				    pc->nr_ready);
-		if (!saakm_balancing() || !pol->balance_ms ||
+		saakm_check_cpu_stall(pol, cpu_of(rq));
+		if (!saakm_balancing() || !pol->ops.balance_ms ||
 		    time_before(jiffies, pc->next_balance))
 			continue;
-		pc->next_balance = jiffies + msecs_to_jiffies(pol->balance_ms);
+		pc->next_balance = jiffies + msecs_to_jiffies(pol->ops.balance_ms);
 		pc->balance_due = true;
 		due = true;
 	}
@@ -664,7 +645,7 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 	struct saakm_policy *pol = p->saakm.policy;
 	int cpu = prev_cpu;
 
-	if (!pol || unlikely(saakm_bypassing(pol)))
+	if (!pol)
 		return prev_cpu;
 
 	if (wake_flags & WF_FORK) {
@@ -674,9 +655,8 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 			cpu = prev_cpu;
 		return cpu;
 	}
-	if ((wake_flags & WF_TTWU) && pol->unblock_prepare)
-		cpu = saakm_call_ret(pol, UNBLOCK_PREPARE, prev_cpu,
-				     unblock_prepare, p);
+	if (wake_flags & WF_TTWU)
+		cpu = saakm_call_ret(pol, prev_cpu, p, prev_cpu, unblock_prepare, p);
 
 	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
 		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
@@ -748,11 +728,7 @@ static void task_tick_saakm(struct rq *rq, struct task_struct *p, int queued)
 		p->saakm.flags |= SAAKM_TF_ROTATE;
 		resched_curr(rq);
 	}
-	if (unlikely(saakm_bypassing(pol)))
-		return;
-	if (!pol->tick)
-		return;
-	saakm_call(pol, TICK, cpu_of(rq), tick, p, cpu_of(rq));
+	saakm_call(pol, cpu_of(rq), p, tick, p, cpu_of(rq));
 	/* tick() may have moved curr anywhere: put_prev_task() checks that. */
 	if (p->saakm.state == SAAKM_READY_TICK)
 		resched_curr(rq);
@@ -780,12 +756,9 @@ static void switched_from_saakm(struct rq *rq, struct task_struct *p)
 
 	if (!pol || p->saakm.state == SAAKM_BLOCKED)
 		return;
-	unpark(p, cpu_of(rq));
-	if (p->saakm.state == SAAKM_NOT_QUEUED || saakm_bypassing(pol)) {
-		saakm_force_state(p, SAAKM_BLOCKED);
-		return;
-	}
-	saakm_call_for(pol, BLOCK, cpu_of(rq), p, block, p, cpu_of(rq));
+	saakm_unpark(p, cpu_of(rq));
+	if (p->saakm.state != SAAKM_NOT_QUEUED)
+		saakm_call(pol, cpu_of(rq), p, block, p, cpu_of(rq));
 	if (p->saakm.state != SAAKM_BLOCKED)
 		saakm_force_state(p, SAAKM_BLOCKED);
 }
@@ -808,13 +781,8 @@ static void prio_changed_saakm(struct rq *rq, struct task_struct *p, int oldprio
 	struct saakm_policy *pol = p->saakm.policy;
 	struct saakm_attr attr = { .nice = task_nice(p) };
 
-	if (pol && pol->setparam_attr && p->prio != oldprio && !saakm_bypassing(pol))
-		saakm_call(pol, SETPARAM, cpu_of(rq), setparam_attr, p, &attr);
-}
-
-static unsigned int get_rr_interval_saakm(struct rq *rq, struct task_struct *p)
-{
-	return 0;
+	if (pol && p->prio != oldprio)
+		saakm_call(pol, cpu_of(rq), p, setparam_attr, p, &attr);
 }
 
 /**
@@ -834,10 +802,10 @@ void saakm_update_idle(struct rq *rq, bool idle)
 	for_each_saakm_policy(pol) {
 		if (pol->state != SAAKM_POLICY_ENABLED)
 			continue;
-		if (idle && pol->enter_idle)
-			saakm_call(pol, ENTER_IDLE, cpu, enter_idle, cpu);
-		else if (!idle && pol->exit_idle)
-			saakm_call(pol, EXIT_IDLE, cpu, exit_idle, cpu);
+		if (idle)
+			saakm_call(pol, cpu, NULL, enter_idle, cpu);
+		else
+			saakm_call(pol, cpu, NULL, exit_idle, cpu);
 	}
 }
 
@@ -879,7 +847,6 @@ DEFINE_SCHED_CLASS(saakm) = {
 	.enqueue_task		= enqueue_task_saakm,
 	.dequeue_task		= dequeue_task_saakm,
 	.yield_task		= yield_task_saakm,
-	.yield_to_task		= yield_to_task_saakm,
 
 	.wakeup_preempt		= wakeup_preempt_saakm,
 
@@ -899,7 +866,5 @@ DEFINE_SCHED_CLASS(saakm) = {
 	.switched_from		= switched_from_saakm,
 	.switched_to		= switched_to_saakm,
 	.prio_changed		= prio_changed_saakm,
-
-	.get_rr_interval	= get_rr_interval_saakm,
 	.update_curr		= update_curr_saakm,
 };

@@ -6,13 +6,52 @@
 #ifndef _KERNEL_SCHED_SAAKM_INTERNAL_H
 #define _KERNEL_SCHED_SAAKM_INTERNAL_H
 
+#include <linux/irq_work.h>
 #include <linux/saakm.h>
+#include <linux/workqueue.h>
 #include <trace/events/saakm.h>
 
+#define SAAKM_POLICY_STATE_ENUM(NAME, name)	SAAKM_POLICY_##NAME,
+
+/* A policy's life: SAAKM_POLICY_STATES() in <uapi/linux/saakm.h>. */
 enum saakm_policy_state {
-	SAAKM_POLICY_ENABLED,
-	SAAKM_POLICY_DISABLING,		/* being unregistered, tasks leaving */
-	SAAKM_POLICY_EJECTED,		/* stopped after an error */
+	SAAKM_POLICY_STATES(SAAKM_POLICY_STATE_ENUM)
+};
+
+/* One policy's per-CPU bookkeeping. */
+struct saakm_policy_pcpu {
+	unsigned int		nr_ready;	/* READY tasks placed on this CPU */
+	struct list_head	preempted;	/* RUNNING tasks parked by the class */
+	unsigned long		next_balance;	/* jiffies of the next balancing_select() */
+	unsigned long		last_pick;	/* jiffies: last pick, or first READY task */
+	bool			balance_due;
+	bool			entered;	/* core_entry() ran, core_exit() not yet */
+	u64			picks;		/* tasks schedule() returned here */
+	u64			events[SAAKM_NR_EVENTS];
+};
+
+/*
+ * A registered policy instance: the module's ops, copied, and the class's
+ * own state. Policies see only the pointer.
+ */
+struct saakm_policy {
+	struct saakm_ops	ops;
+	void			*priv;		/* saakm_priv() */
+	struct module		*owner;
+	int			id;		/* shown in /proc, used by sched_setattr */
+	int			slot;		/* precedence: lower slots pick first */
+	int			state;		/* enum saakm_policy_state */
+	struct saakm_policy_pcpu __percpu *pcpu;
+	struct list_head	list;		/* saakm_policies, in slot order */
+	struct list_head	tasks;		/* attached tasks, under @lock */
+	raw_spinlock_t		lock;
+	atomic_t		nr_tasks;
+	atomic_t		nr_bad_transitions;
+	struct irq_work		eject_irq_work;	/* saakm_safety.c */
+	struct work_struct	eject_work;
+	bool			reason_set;	/* @kind and @reason are complete */
+	const char		*kind;
+	char			reason[128];
 };
 
 /* p->saakm.flags */
@@ -92,15 +131,15 @@ DECLARE_STATIC_KEY_FALSE(saakm_log_calls_key);
 
 void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu);
 
-static inline void __saakm_count(struct saakm_policy *pol, enum saakm_event ev, int cpu)
+/* Count event @ev of @pol on @cpu, about task @p (or NULL), and trace it. */
+static inline void saakm_count(struct saakm_policy *pol, enum saakm_event ev,
+			       int cpu, struct task_struct *p)
 {
 	this_cpu_inc(pol->pcpu->events[ev]);
-	trace_saakm_event(pol->name, ev, cpu);
+	trace_saakm_event(pol->ops.name, p ? p->pid : -1, cpu, ev);
 	if (static_branch_unlikely(&saakm_log_calls_key))
 		saakm_log_call(pol, ev, cpu);
 }
-
-#define saakm_count(pol, ev, cpu) __saakm_count(pol, SAAKM_EV_##ev, cpu)
 
 /*
  * The policy callback running on this CPU, and the task it was called for
@@ -122,27 +161,40 @@ static inline void saakm_ctx_set(enum saakm_event ev, struct task_struct *p)
 	__this_cpu_write(saakm_ctx.p, p);
 }
 
-/* Call a policy callback and count the event. */
-#define saakm_call(pol, ev, cpu, fn, args...)			\
-	saakm_call_for(pol, ev, cpu, NULL, fn, ##args)
-
-/* The same, for a callback about task @tsk (block, terminate). */
-#define saakm_call_for(pol, ev, cpu, tsk, fn, args...)		\
+/*
+ * Call callback @fn of @pol, if the policy has one, about @cpu and task @tsk
+ * (NULL for a CPU event), and count its event: the event is named once, by
+ * its callback. __saakm_call() calls even an ejected policy (core_entry,
+ * core_exit, free_metadata: nothing may leak); saakm_call() does not, and
+ * saakm_call_ret() then gives @dflt, the value of a missing callback. This is
+ * all there is to bypass in the hooks: see saakm_safety.c.
+ */
+#define __saakm_call(pol, cpu, tsk, fn, args...)		\
 	do {							\
-		saakm_count(pol, ev, cpu);			\
-		saakm_ctx_set(SAAKM_EV_##ev, tsk);		\
-		(pol)->fn(args);				\
-		saakm_ctx_set(SAAKM_NR_EVENTS, NULL);		\
+		if ((pol)->ops.fn) {				\
+			saakm_count(pol, __saakm_ev_##fn, cpu, tsk); \
+			saakm_ctx_set(__saakm_ev_##fn, tsk);	\
+			(pol)->ops.fn(pol, ##args);		\
+			saakm_ctx_set(SAAKM_NR_EVENTS, NULL);	\
+		}						\
 	} while (0)
 
-#define saakm_call_ret(pol, ev, cpu, fn, args...)		\
+#define saakm_call(pol, cpu, tsk, fn, args...)			\
+	do {							\
+		if (likely(!saakm_bypassing(pol)))		\
+			__saakm_call(pol, cpu, tsk, fn, ##args);	\
+	} while (0)
+
+#define saakm_call_ret(pol, cpu, tsk, dflt, fn, args...)	\
 	({							\
-		typeof((pol)->fn(args)) __ret;			\
+		typeof((pol)->ops.fn(pol, ##args)) __ret = (dflt); \
 								\
-		saakm_count(pol, ev, cpu);			\
-		saakm_ctx_set(SAAKM_EV_##ev, NULL);		\
-		__ret = (pol)->fn(args);			\
-		saakm_ctx_set(SAAKM_NR_EVENTS, NULL);		\
+		if ((pol)->ops.fn && likely(!saakm_bypassing(pol))) { \
+			saakm_count(pol, __saakm_ev_##fn, cpu, tsk); \
+			saakm_ctx_set(__saakm_ev_##fn, tsk);	\
+			__ret = (pol)->ops.fn(pol, ##args);	\
+			saakm_ctx_set(SAAKM_NR_EVENTS, NULL);	\
+		}						\
 		__ret;						\
 	})
 
@@ -156,5 +208,13 @@ void saakm_force_state(struct task_struct *p, enum saakm_task_state state);
 void saakm_detach(struct task_struct *p);
 void saakm_core_entry(struct saakm_policy *pol, int cpu);
 void saakm_core_exit(struct saakm_policy *pol, int cpu);
+void saakm_rq_insert(struct saakm_rq *rq, struct task_struct *p);
+void saakm_rq_remove(struct task_struct *p);
 void saakm_park(struct task_struct *p, int cpu, bool tail);
+void saakm_unpark(struct task_struct *p, int cpu);
+void saakm_check_cpu_stall(struct saakm_policy *pol, int cpu);
+void saakm_drain(struct saakm_policy *pol);
+void saakm_safety_init(struct saakm_policy *pol);
+void saakm_watchdog_kick(void);
+extern struct mutex saakm_mutex;
 #endif /* _KERNEL_SCHED_SAAKM_INTERNAL_H */

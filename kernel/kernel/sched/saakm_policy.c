@@ -2,6 +2,7 @@
 /*
  * SaaKM policies: registration, tasks joining and leaving a policy, the task
  * state machine, runqueue helpers, and the small services the API exports.
+ * What happens when a policy fails is in saakm_safety.c.
  *
  * Lifetime. The class takes no module reference per task: a policy module
  * can always be unloaded. Instead saakm_unregister_policy() refuses new
@@ -14,20 +15,13 @@
  * nests inside rq locks and p->pi_lock. Everything else about a task is
  * protected by its rq lock, as for every other scheduling class.
  *
- * Safety net. saakm_eject() is the single way a policy fails: first error
- * wins, the policy is bypassed at once (saakm.c stops calling it), and a
- * work item moves its tasks back to SCHED_NORMAL. Errors come from the
- * watchdog (a READY task waiting longer than the timeout while its CPU was
- * free for it), the tick (no pick at all on a CPU), the state machine, the
- * checks on what callbacks return, saakm_policy_error(), and SysRq-K.
  */
-#include <linux/sysrq.h>
 #include "saakm_internal.h"
 
 LIST_HEAD(saakm_policies);
 struct saakm_policy __rcu *saakm_slots[SAAKM_MAX_POLICIES];
 DEFINE_PER_CPU(u64, saakm_work);
-static DEFINE_MUTEX(saakm_mutex);
+DEFINE_MUTEX(saakm_mutex);
 static int saakm_last_id;
 static u64 saakm_slots_used;	/* under saakm_mutex */
 
@@ -36,19 +30,10 @@ DEFINE_STATIC_KEY_FALSE(saakm_balance_key);
 DEFINE_STATIC_KEY_TRUE(saakm_check_key);
 DEFINE_STATIC_KEY_TRUE(saakm_log_transitions_key);
 
-/* Stall timeout for every policy, /sys/kernel/saakm/watchdog_timeout_ms. */
-unsigned int saakm_watchdog_timeout_ms = 5000;
-static void saakm_watchdog_workfn(struct work_struct *work);
-static DECLARE_DELAYED_WORK(saakm_watchdog_work, saakm_watchdog_workfn);
 
+#define SAAKM_STATE_NAME(NAME)	#NAME,
 static const char * const saakm_state_names[SAAKM_NR_STATES] = {
-	[SAAKM_NOT_QUEUED]	= "NOT_QUEUED",
-	[SAAKM_READY]		= "READY",
-	[SAAKM_READY_TICK]	= "READY_TICK",
-	[SAAKM_RUNNING]		= "RUNNING",
-	[SAAKM_BLOCKED]		= "BLOCKED",
-	[SAAKM_MIGRATING]	= "MIGRATING",
-	[SAAKM_TERMINATED]	= "TERMINATED",
+	SAAKM_STATES(SAAKM_STATE_NAME)
 };
 
 const char *saakm_state_name(enum saakm_task_state state)
@@ -78,126 +63,13 @@ static const u8 saakm_allowed[SAAKM_NR_STATES] = {
 };
 #undef S
 
-/* Runqueue helpers. The caller holds the lock that protects @rq. */
-
-static void rq_insert(struct saakm_rq *rq, struct task_struct *p)
-{
-	struct rb_node **link = &rq->root.rb_root.rb_node, *parent = NULL;
-	struct task_struct *q;
-	bool leftmost = true;
-
-	switch (rq->kind) {
-	case SAAKM_RQ_FIFO:
-		list_add_tail(&p->saakm.node, &rq->list);
-		break;
-	case SAAKM_RQ_LIST:
-		/* Before the first task @p must run ahead of: FIFO among equals. */
-		list_for_each_entry(q, &rq->list, saakm.node)
-			if (rq->less(p, q))
-				break;
-		list_add_tail(&p->saakm.node, &q->saakm.node);
-		break;
-	case SAAKM_RQ_RBTREE:
-		while (*link) {
-			parent = *link;
-			q = rb_entry(parent, struct task_struct, saakm.rb);
-			if (rq->less(p, q)) {
-				link = &parent->rb_left;
-			} else {
-				link = &parent->rb_right;
-				leftmost = false;
-			}
-		}
-		rb_link_node(&p->saakm.rb, parent, link);
-		rb_insert_color_cached(&p->saakm.rb, &rq->root, leftmost);
-		break;
-	}
-	p->saakm.queue = rq;
-	WRITE_ONCE(rq->nr, rq->nr + 1);
-}
-
-static void rq_remove(struct task_struct *p)
-{
-	struct saakm_rq *rq = p->saakm.queue;
-
-	if (rq->kind == SAAKM_RQ_RBTREE) {
-		rb_erase_cached(&p->saakm.rb, &rq->root);
-		RB_CLEAR_NODE(&p->saakm.rb);
-	} else {
-		list_del_init(&p->saakm.node);
-	}
-	p->saakm.queue = NULL;
-	WRITE_ONCE(rq->nr, rq->nr - 1);
-}
-
-/**
- * saakm_rq_init - initialize a policy runqueue
- * @rq: the runqueue
- * @kind: %SAAKM_RQ_FIFO, %SAAKM_RQ_LIST or %SAAKM_RQ_RBTREE
- * @less: order of @kind LIST and RBTREE (tasks that compare equal keep their
- *	arrival order); ignored for FIFO
- * @cpu: the CPU the runqueue serves, or -1 for a runqueue shared by CPUs
- */
-void saakm_rq_init(struct saakm_rq *rq, enum saakm_rq_kind kind,
-		   saakm_less_fn less, int cpu)
-{
-	rq->kind = kind;
-	rq->less = less;
-	rq->nr = 0;
-	rq->cpu = cpu;
-	INIT_LIST_HEAD(&rq->list);
-	rq->root = RB_ROOT_CACHED;
-	WARN_ON_ONCE(kind != SAAKM_RQ_FIFO && !less);
-}
-EXPORT_SYMBOL_GPL(saakm_rq_init);
-
-/**
- * saakm_rq_first - the task at the head of a runqueue
- * @rq: the runqueue, locked
- *
- * Return: the first task (oldest for FIFO, smallest for ordered runqueues),
- * or NULL if @rq is empty. The task stays queued.
- */
-struct task_struct *saakm_rq_first(struct saakm_rq *rq)
-{
-	struct rb_node *node;
-
-	if (rq->kind != SAAKM_RQ_RBTREE)
-		return list_first_entry_or_null(&rq->list, struct task_struct,
-						saakm.node);
-	node = rb_first_cached(&rq->root);
-	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
-}
-EXPORT_SYMBOL_GPL(saakm_rq_first);
-
-/**
- * saakm_rq_next - the task after @p in a runqueue
- * @rq: the runqueue, locked
- * @p: a task queued in @rq
- *
- * Return: the next task in order, or NULL after the last one.
- */
-struct task_struct *saakm_rq_next(struct saakm_rq *rq, struct task_struct *p)
-{
-	struct rb_node *node;
-
-	if (rq->kind != SAAKM_RQ_RBTREE) {
-		if (list_is_last(&p->saakm.node, &rq->list))
-			return NULL;
-		return list_next_entry(p, saakm.node);
-	}
-	node = rb_next(&p->saakm.rb);
-	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
-}
-EXPORT_SYMBOL_GPL(saakm_rq_next);
-
 /* Leave the current state: off the runqueue, out of the READY count. */
 static void leave_state(struct task_struct *p)
 {
 	struct sched_saakm_entity *se = &p->saakm;
 
 	if (se->queue)
-		rq_remove(p);
+		saakm_rq_remove(p);
 	if (saakm_is_ready(se->state)) {
 		per_cpu_ptr(se->policy->pcpu, se->cpu)->nr_ready--;
 		saakm_note_work(se->policy, se->cpu);
@@ -259,7 +131,7 @@ static void report_bad_transition(struct task_struct *p, enum saakm_task_state t
 	atomic_inc(&pol->nr_bad_transitions);
 	if (static_branch_likely(&saakm_log_transitions_key))
 		saakm_printk_ratelimited(KERN_ERR "saakm: policy %s: task %d (%s) on cpu %d: invalid transition %s -> %s%s at %pS\n",
-				   pol->name, p->pid, p->comm, cpu,
+				   pol->ops.name, p->pid, p->comm, cpu,
 				   saakm_state_name(p->saakm.state),
 				   saakm_state_name(to), why, (void *)ip);
 	saakm_eject(pol, "transition", "task %d on cpu %d: %s -> %s%s at %pS",
@@ -317,14 +189,14 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 		return;
 	}
 
-	trace_saakm_state(se->policy->name, p->pid, se->state, state, cpu);
+	trace_saakm_state(se->policy->ops.name, p->pid, cpu, se->state, state);
 	leave_state(p);
 	se->state = state;
 	se->ready_at = jiffies;
 	if (saakm_is_ready(state)) {
 		struct saakm_policy_pcpu *pc = per_cpu_ptr(se->policy->pcpu, cpu);
 
-		rq_insert(rq, p);
+		saakm_rq_insert(rq, p);
 		/* The stall clock of a CPU starts with its first READY task. */
 		if (!pc->nr_ready++)
 			pc->last_pick = jiffies;
@@ -381,18 +253,15 @@ void saakm_detach(struct task_struct *p)
 		list_del_init(&p->saakm.core_node);
 		saakm_note_work(pol, cpu);
 	}
-	if (saakm_bypassing(pol))
-		saakm_force_state(p, SAAKM_TERMINATED);
 	if (p->saakm.state != SAAKM_TERMINATED) {
-		saakm_call_for(pol, TERMINATE, cpu, p, terminate, p);
+		saakm_call(pol, cpu, p, terminate, p);
 		if (p->saakm.state != SAAKM_TERMINATED) {
 			saakm_eject(pol, "callback", "terminate left task %d in state %s",
-					   p->pid, saakm_state_name(p->saakm.state));
+				    p->pid, saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_TERMINATED);
 		}
 	}
-	if (pol->free_metadata)
-		saakm_call(pol, FREE_METADATA, cpu, free_metadata, p);
+	__saakm_call(pol, cpu, p, free_metadata, p);
 	p->saakm.data = NULL;
 
 	raw_spin_lock(&pol->lock);
@@ -410,10 +279,8 @@ void saakm_detach(struct task_struct *p)
  */
 static void saakm_fork_prepare(struct task_struct *p, struct saakm_policy *pol)
 {
-	int cpu = task_cpu(p);
+	int cpu = saakm_call_ret(pol, task_cpu(p), p, task_cpu(p), new_prepare, p);
 
-	if (pol->new_prepare)
-		cpu = saakm_call_ret(pol, NEW_PREPARE, cpu, new_prepare, p);
 	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
 		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
 		saakm_eject(pol, "wrong-cpu", "chose CPU %d for task %d outside its affinity",
@@ -515,11 +382,8 @@ int saakm_check_setscheduler(struct task_struct *p, const struct sched_attr *att
 	 */
 	if ((p->flags & PF_EXITING) && p->saakm.policy != pol)
 		return -ESRCH;
-	if (!pol->checkparam_attr)
-		return 0;
 	fill_attr(&sattr, attr);
-	return saakm_call_ret(pol, CHECKPARAM, task_cpu(p), checkparam_attr,
-			      p, &sattr);
+	return saakm_call_ret(pol, task_cpu(p), p, 0, checkparam_attr, p, &sattr);
 }
 
 /**
@@ -542,7 +406,7 @@ bool saakm_user_needs_priv(struct task_struct *p, const struct sched_attr *attr)
 		return p->policy != SCHED_SAAKM;
 	rcu_read_lock();
 	pol = saakm_find(attr->sched_saakm_id);
-	ret = !pol || !pol->unprivileged;
+	ret = !pol || !pol->ops.unprivileged;
 	if (ret && p->policy == SCHED_SAAKM)
 		ret = READ_ONCE(p->saakm.policy) != pol;
 	rcu_read_unlock();
@@ -589,13 +453,10 @@ void saakm_setparams(struct task_struct *p, const struct sched_attr *attr, int p
 		saakm_detach(p);
 		saakm_attach(p, pol, task_on_rq_queued(p) ? SAAKM_NOT_QUEUED :
 							     SAAKM_BLOCKED);
-		if (pol->new_prepare)
-			saakm_call_ret(pol, NEW_PREPARE, task_cpu(p), new_prepare, p);
+		saakm_call_ret(pol, task_cpu(p), p, 0, new_prepare, p);
 	}
-	if (pol->setparam_attr && !saakm_bypassing(pol)) {
-		fill_attr(&sattr, attr);
-		saakm_call(pol, SETPARAM, task_cpu(p), setparam_attr, p, &sattr);
-	}
+	fill_attr(&sattr, attr);
+	saakm_call(pol, task_cpu(p), p, setparam_attr, p, &sattr);
 }
 
 /**
@@ -643,340 +504,7 @@ int saakm_copy_attr_blob(struct sched_attr *attr, void **blob)
 	return 0;
 }
 
-/* Registration, draining and ejection. */
-
-/*
- * Move every task of @pol back to SCHED_NORMAL. New tasks are refused by
- * then (state not ENABLED), but a sched_setattr() or fork that checked the
- * state just before may still attach one: those run under an RCU read-side
- * section, so loop until a grace period passes with no task left.
- */
-static void saakm_drain(struct saakm_policy *pol)
-{
-	struct sched_attr attr = {
-		.size		= sizeof(attr),
-		.sched_policy	= SCHED_NORMAL,
-	};
-
-	do {
-		for (;;) {
-			struct task_struct *p;
-
-			raw_spin_lock_irq(&pol->lock);
-			p = list_first_entry_or_null(&pol->tasks, struct task_struct,
-						     saakm.policy_node);
-			if (p)
-				get_task_struct(p);
-			raw_spin_unlock_irq(&pol->lock);
-			if (!p)
-				break;
-
-			attr.sched_nice = task_nice(p);
-			attr.sched_flags = p->sched_reset_on_fork ?
-					   SCHED_FLAG_RESET_ON_FORK : 0;
-			WARN_ON_ONCE(sched_setattr_nocheck(p, &attr));
-			put_task_struct(p);
-			cond_resched();
-		}
-		synchronize_rcu();
-	} while (atomic_read(&pol->nr_tasks));
-}
-
-static void saakm_eject_workfn(struct work_struct *work)
-{
-	struct saakm_policy *pol = container_of(work, struct saakm_policy, eject_work);
-
-	saakm_drain(pol);
-	pr_err("saakm: policy %s (id %d) ejected, its tasks now run under SCHED_NORMAL: %s\n",
-	       pol->name, pol->id, pol->reason);
-}
-
-/* Errors are raised with rq locks held: queue the work from an irq_work. */
-static void saakm_eject_irq_workfn(struct irq_work *work)
-{
-	struct saakm_policy *pol = container_of(work, struct saakm_policy, eject_irq_work);
-
-	schedule_work(&pol->eject_work);
-}
-
-static __printf(3, 0) void saakm_veject(struct saakm_policy *policy, const char *kind,
-					const char *fmt, va_list args)
-{
-	int len;
-
-	if (!policy || cmpxchg(&policy->state, SAAKM_POLICY_ENABLED,
-			       SAAKM_POLICY_EJECTED) != SAAKM_POLICY_ENABLED)
-		return;
-	len = scnprintf(policy->reason, sizeof(policy->reason), "%s: ", kind);
-	vscnprintf(policy->reason + len, sizeof(policy->reason) - len, fmt, args);
-	/* Readers of /proc/saakm/errors see the reason only once complete. */
-	smp_store_release(&policy->reason_set, true);
-	preempt_disable();
-	printk_deferred_enter();
-	pr_err("saakm: policy %s (id %d) error: %s\n", policy->name, policy->id,
-	       policy->reason);
-	printk_deferred_exit();
-	preempt_enable();
-	irq_work_queue(&policy->eject_irq_work);
-}
-
-/**
- * saakm_eject - eject a policy for a fault the class detected
- * @pol: the faulty policy
- * @kind: short fault kind ("stall", "transition", "wrong-cpu", ...)
- * @fmt: printf-style details
- *
- * The first error wins: the policy is bypassed from now on, new tasks are
- * refused, and its tasks are moved back to SCHED_NORMAL from a workqueue.
- * The reason ("kind: details") is logged and shown in /proc/saakm/errors.
- * Callable in any context, including with rq locks held.
- */
-void saakm_eject(struct saakm_policy *pol, const char *kind, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	saakm_veject(pol, kind, fmt, args);
-	va_end(args);
-}
-
-/**
- * saakm_policy_error - report a bug from inside a policy and eject it
- * @policy: the faulty policy
- * @fmt: printf-style reason, shown in the kernel log and /proc/saakm/errors
- *
- * Same effect as a fault found by the class (see saakm_eject()): the class
- * stops calling the policy and moves its tasks back to SCHED_NORMAL.
- * Callable from any callback.
- */
-void saakm_policy_error(struct saakm_policy *policy, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	saakm_veject(policy, "error", fmt, args);
-	va_end(args);
-}
-EXPORT_SYMBOL_GPL(saakm_policy_error);
-
-/**
- * saakm_timeout - stall timeout of a policy, in jiffies
- * @pol: the policy
- *
- * Return: the system timeout, or the policy's own if it is lower.
- */
-unsigned long saakm_timeout(struct saakm_policy *pol)
-{
-	unsigned int ms = READ_ONCE(saakm_watchdog_timeout_ms);
-
-	if (pol->timeout_ms && pol->timeout_ms < ms)
-		ms = pol->timeout_ms;
-	return msecs_to_jiffies(ms);
-}
-
-/**
- * saakm_cpu_free_for - could @pol run a task on @cpu right now?
- * @pol: the policy
- * @cpu: the CPU
- *
- * A READY task waiting while its CPU runs a higher class, or an earlier
- * policy, is not stalled by its policy. Read without the rq lock.
- *
- * Return: true if @cpu is idle or runs a task of @pol or a later policy.
- */
-bool saakm_cpu_free_for(struct saakm_policy *pol, int cpu)
-{
-	struct task_struct *curr = READ_ONCE(cpu_rq(cpu)->curr);
-	struct saakm_policy *cp;
-
-	if (is_idle_task(curr))
-		return true;
-	if (READ_ONCE(curr->sched_class) != &saakm_sched_class)
-		return false;
-	cp = READ_ONCE(curr->saakm.policy);
-	return !cp || cp->slot >= pol->slot;
-}
-
-/* Tasks looked at per lock hold, by the watchdog and by the bypass pick. */
-#define SAAKM_SCAN_BATCH	32
-
-/*
- * Runnable, but neither in a policy runqueue, nor running, nor parked by the
- * class: the policy dropped it, and nothing will ever run it. rq locked.
- */
-static bool saakm_in_limbo(struct task_struct *p)
-{
-	struct rq *rq = task_rq(p);
-
-	return (p->saakm.flags & SAAKM_TF_QUEUED) && !task_on_cpu(rq, p) &&
-	       !task_current(rq, p) && !saakm_is_ready(p->saakm.state) &&
-	       list_empty(&p->saakm.core_node);
-}
-
-/*
- * Confirm a limbo candidate under its rq lock (the scan reads states without
- * it), then eject the policy and park the task, which the class then runs.
- */
-static void saakm_check_limbo(struct saakm_policy *pol, struct task_struct *p,
-			      unsigned long timeout)
-{
-	struct rq_flags rf;
-	struct rq *rq;
-
-	rq = task_rq_lock(p, &rf);
-	if (p->saakm.policy == pol && saakm_in_limbo(p) &&
-	    time_after(jiffies, p->saakm.ready_at + timeout)) {
-		saakm_eject(pol, "stall", "task %d (%s) runnable for %u ms on cpu %d in state %s, in no runqueue",
-			    p->pid, p->comm, jiffies_to_msecs(jiffies - p->saakm.ready_at),
-			    task_cpu(p), saakm_state_name(p->saakm.state));
-		saakm_force_state(p, SAAKM_RUNNING);
-		saakm_park(p, task_cpu(p), true);
-		resched_curr(rq);
-	}
-	task_rq_unlock(rq, p, &rf);
-}
-
-/*
- * One task's stall check, read without its rq lock. A READY task older than
- * the timeout on a CPU free for it is stalled; a task that may be in limbo
- * is returned as a candidate to confirm under the rq lock.
- */
-static bool saakm_task_stalled(struct saakm_policy *pol, struct task_struct *p,
-			       unsigned long timeout, struct task_struct **limbo)
-{
-	unsigned long since = READ_ONCE(p->saakm.ready_at);
-	enum saakm_task_state state = READ_ONCE(p->saakm.state);
-	int cpu = task_cpu(p);
-
-	if (!time_after(jiffies, since + timeout))
-		return false;
-	if (saakm_is_ready(state)) {
-		if (!saakm_cpu_free_for(pol, cpu))
-			return false;
-		saakm_eject(pol, "stall", "task %d (%s) ready for %u ms on cpu %d without running",
-			    p->pid, p->comm, jiffies_to_msecs(jiffies - since), cpu);
-		return true;
-	}
-	/* Running, or parked by the class: not lost. Confirmed under the lock. */
-	if (!*limbo && (READ_ONCE(p->saakm.flags) & SAAKM_TF_QUEUED) &&
-	    !task_curr(p) && list_empty_careful(&p->saakm.core_node)) {
-		get_task_struct(p);
-		*limbo = p;
-	}
-	return false;
-}
-
-/*
- * The watchdog, from a work item every quarter timeout: look at every task
- * of the policy, a batch per lock hold (interrupts are off meanwhile), and
- * move each task looked at to the tail so the list is walked in rounds.
- * Catches a policy that starves one task while picking others, or drops a
- * runnable task; the tick catches a policy that picks nothing.
- */
-static void saakm_watchdog_check(struct saakm_policy *pol)
-{
-	unsigned long timeout = saakm_timeout(pol), flags;
-	int left = atomic_read(&pol->nr_tasks);
-	struct task_struct *limbo = NULL;
-	bool stalled = false;
-
-	while (left > 0 && !stalled && READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED) {
-		int n;
-
-		raw_spin_lock_irqsave(&pol->lock, flags);
-		for (n = 0; n < SAAKM_SCAN_BATCH && left > 0 && !stalled; n++, left--) {
-			struct task_struct *p;
-
-			p = list_first_entry_or_null(&pol->tasks, struct task_struct,
-						     saakm.policy_node);
-			if (!p)
-				break;
-			list_move_tail(&p->saakm.policy_node, &pol->tasks);
-			stalled = saakm_task_stalled(pol, p, timeout, &limbo);
-		}
-		raw_spin_unlock_irqrestore(&pol->lock, flags);
-		cond_resched();
-	}
-	if (limbo) {
-		saakm_check_limbo(pol, limbo, timeout);
-		put_task_struct(limbo);
-	}
-}
-
-/*
- * Runs in process context without RCU: the watchdog sleeps between batches.
- * saakm_mutex keeps the policy list stable.
- */
-static void saakm_watchdog_workfn(struct work_struct *work)
-{
-	struct saakm_policy *pol;
-	unsigned long period;
-
-	mutex_lock(&saakm_mutex);
-	list_for_each_entry(pol, &saakm_policies, list)
-		if (READ_ONCE(pol->state) == SAAKM_POLICY_ENABLED)
-			saakm_watchdog_check(pol);
-	mutex_unlock(&saakm_mutex);
-
-	period = max(msecs_to_jiffies(READ_ONCE(saakm_watchdog_timeout_ms)) / 4, 1UL);
-	if (saakm_enabled())
-		queue_delayed_work(system_unbound_wq, &saakm_watchdog_work, period);
-}
-
-/*
- * The class runs the tasks of an ejected policy itself until they are moved
- * away. When @cpu has none parked, look at the policy's tasks a batch at a
- * time (rotating them to the tail) and park every READY one queued on @cpu:
- * later picks then take the parked list in O(1). Returns the head of the
- * parked list, left parked (see pick_task_saakm()). rq(@cpu) locked.
- */
-struct task_struct *saakm_bypass_pick(struct saakm_policy *pol, int cpu)
-{
-	struct list_head *parked = &per_cpu_ptr(pol->pcpu, cpu)->preempted;
-	int left = atomic_read(&pol->nr_tasks), n = 0;
-	struct task_struct *p;
-
-	raw_spin_lock(&pol->lock);
-	while (left-- > 0 && (list_empty(parked) || n < SAAKM_SCAN_BATCH)) {
-		p = list_first_entry_or_null(&pol->tasks, struct task_struct,
-					     saakm.policy_node);
-		if (!p)
-			break;
-		list_move_tail(&p->saakm.policy_node, &pol->tasks);
-		n++;
-		if (saakm_is_ready(p->saakm.state) && p->saakm.cpu == cpu &&
-		    task_cpu(p) == cpu && (p->saakm.flags & SAAKM_TF_QUEUED)) {
-			saakm_force_state(p, SAAKM_RUNNING);
-			saakm_park(p, cpu, true);
-		}
-	}
-	raw_spin_unlock(&pol->lock);
-	return list_first_entry_or_null(parked, struct task_struct, saakm.core_node);
-}
-
-/* SysRq-K: eject every policy, like SysRq-S for sched_ext. */
-static void sysrq_handle_saakm_eject(u8 key)
-{
-	struct saakm_policy *pol;
-
-	rcu_read_lock();
-	for_each_saakm_policy(pol)
-		saakm_eject(pol, "sysrq", "ejected by SysRq-K");
-	rcu_read_unlock();
-}
-
-static const struct sysrq_key_op sysrq_saakm_eject_op = {
-	.handler	= sysrq_handle_saakm_eject,
-	.help_msg	= "eject-saakm-policies(K)",
-	.action_msg	= "Ejecting all SaaKM policies",
-	.enable_mask	= SYSRQ_ENABLE_RTNICE,
-};
-
-static int __init saakm_sysrq_init(void)
-{
-	return register_sysrq_key('K', &sysrq_saakm_eject_op);
-}
-late_initcall(saakm_sysrq_init);
+/* Registration. */
 
 /**
  * saakm_core_entry - open @pol's bracket on @cpu
@@ -993,8 +521,7 @@ void saakm_core_entry(struct saakm_policy *pol, int cpu)
 	if (pc->entered)
 		return;
 	pc->entered = true;
-	if (pol->core_entry)
-		saakm_call(pol, CORE_ENTRY, cpu, core_entry, cpu);
+	__saakm_call(pol, cpu, NULL, core_entry, cpu);
 }
 
 /**
@@ -1009,8 +536,7 @@ void saakm_core_exit(struct saakm_policy *pol, int cpu)
 	if (!pc->entered)
 		return;
 	pc->entered = false;
-	if (pol->core_exit)
-		saakm_call(pol, CORE_EXIT, cpu, core_exit, cpu);
+	__saakm_call(pol, cpu, NULL, core_exit, cpu);
 }
 
 /* core_entry or core_exit on every live CPU; cpus_read_lock() held. */
@@ -1031,56 +557,62 @@ static void saakm_bracket_all(struct saakm_policy *pol, bool entry)
 	}
 }
 
-static bool policy_valid(struct saakm_policy *pol)
+static bool ops_valid(const struct saakm_ops *ops)
 {
-	if (!pol->new_place || !pol->unblock_place || !pol->block ||
-	    !pol->schedule || !pol->terminate)
+	if (!ops->new_place || !ops->unblock_place || !ops->block ||
+	    !ops->schedule || !ops->terminate)
 		return false;
-	if ((pol->newly_idle || pol->balancing_select) && !pol->balance_pick)
+	if ((ops->newly_idle || ops->balancing_select) && !ops->balance_pick)
 		return false;
-	if (pol->balancing_select && !pol->balance_ms)
+	if (ops->balancing_select && !ops->balance_ms)
 		return false;
-	return pol->name[0] && strnlen(pol->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
+	return ops->name[0] && strnlen(ops->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
 }
 
-/* -EBUSY for a policy already registered, -EEXIST for a name in use. */
-static int check_unique(struct saakm_policy *new)
+static bool name_in_use(const char *name)
 {
 	struct saakm_policy *pol;
 
-	list_for_each_entry(pol, &saakm_policies, list) {
-		if (pol == new)
-			return -EBUSY;
-		if (!strcmp(pol->name, new->name))
-			return -EEXIST;
-	}
-	return 0;
+	list_for_each_entry(pol, &saakm_policies, list)
+		if (!strcmp(pol->ops.name, name))
+			return true;
+	return false;
 }
 
 static bool wants_balancing(struct saakm_policy *pol)
 {
-	return pol->newly_idle || pol->balancing_select;
+	return pol->ops.newly_idle || pol->ops.balancing_select;
 }
 
-static int saakm_policy_setup(struct saakm_policy *pol, struct module *owner)
+static struct saakm_policy *saakm_policy_alloc(const struct saakm_ops *ops, void *priv,
+					       struct module *owner)
 {
+	struct saakm_policy *pol;
 	int cpu;
 
-	pol->owner = owner;
+	pol = kzalloc(sizeof(*pol), GFP_KERNEL);
+	if (!pol)
+		return NULL;
 	pol->pcpu = alloc_percpu(struct saakm_policy_pcpu);
-	if (!pol->pcpu)
-		return -ENOMEM;
+	if (!pol->pcpu) {
+		kfree(pol);
+		return NULL;
+	}
+	pol->ops = *ops;
+	pol->priv = priv;
+	pol->owner = owner;
 	for_each_possible_cpu(cpu)
 		INIT_LIST_HEAD(&per_cpu_ptr(pol->pcpu, cpu)->preempted);
 	INIT_LIST_HEAD(&pol->tasks);
 	raw_spin_lock_init(&pol->lock);
-	atomic_set(&pol->nr_tasks, 0);
-	atomic_set(&pol->nr_bad_transitions, 0);
-	init_irq_work(&pol->eject_irq_work, saakm_eject_irq_workfn);
-	INIT_WORK(&pol->eject_work, saakm_eject_workfn);
-	pol->reason_set = false;
-	pol->reason[0] = '\0';
-	return 0;
+	saakm_safety_init(pol);
+	return pol;
+}
+
+static void saakm_policy_free(struct saakm_policy *pol)
+{
+	free_percpu(pol->pcpu);
+	kfree(pol);
 }
 
 /*
@@ -1102,41 +634,19 @@ static void saakm_publish(struct saakm_policy *pol)
 	rcu_assign_pointer(saakm_slots[pol->slot], pol);
 }
 
-/**
- * __saakm_register_policy - register a policy (use saakm_register_policy())
- * @pol: the policy
- * @owner: the module implementing it
- *
- * The policy takes the lowest free slot: among policies with work on a
- * CPU, the one in the lowest slot runs. Without unloads that is
- * registration order; a slot freed by an unload is taken by the next
- * registration.
- *
- * Return: the new policy id (> 0), or -EINVAL, -EBUSY (@pol is registered
- * already), -EEXIST, -ENOSPC, -ENOMEM, or the error returned by @pol->init.
- */
-int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
+/* Under saakm_mutex: take the lowest free slot, call init, go live. */
+static int saakm_enable(struct saakm_policy *pol)
 {
 	int ret;
 
-	if (!policy_valid(pol))
-		return -EINVAL;
-
-	mutex_lock(&saakm_mutex);
-	ret = check_unique(pol);
-	if (ret)
-		goto unlock;
-	if (saakm_slots_used == U64_MAX) {
-		ret = -ENOSPC;
-		goto unlock;
-	}
-	ret = saakm_policy_setup(pol, owner);
-	if (ret)
-		goto unlock;
-	if (pol->init) {
-		ret = pol->init();
+	if (name_in_use(pol->ops.name))
+		return -EEXIST;
+	if (saakm_slots_used == U64_MAX)
+		return -ENOSPC;
+	if (pol->ops.init) {
+		ret = pol->ops.init(pol);
 		if (ret)
-			goto free;
+			return ret;
 	}
 	pol->slot = __ffs64(~saakm_slots_used);
 	saakm_slots_used |= BIT_ULL(pol->slot);
@@ -1151,31 +661,64 @@ int __saakm_register_policy(struct saakm_policy *pol, struct module *owner)
 	if (wants_balancing(pol))
 		static_branch_inc_cpuslocked(&saakm_balance_key);
 	cpus_read_unlock();
-	mutex_unlock(&saakm_mutex);
+	return 0;
+}
 
-	mod_delayed_work(system_unbound_wq, &saakm_watchdog_work, 0);
-	pr_info("saakm: policy %s registered with id %d\n", pol->name, pol->id);
-	return pol->id;
+/**
+ * __saakm_register_policy - register a policy (use saakm_register_policy())
+ * @ops: the callbacks and settings, copied
+ * @priv: returned by saakm_priv() to the callbacks
+ * @owner: the module implementing them
+ *
+ * The policy takes the lowest free slot: among policies with work on a
+ * CPU, the one in the lowest slot runs. Without unloads that is
+ * registration order; a slot freed by an unload is taken by the next
+ * registration.
+ *
+ * Context: process context, may sleep.
+ * Return: the new policy, or ERR_PTR(-EINVAL, -EEXIST, -ENOSPC, -ENOMEM,
+ * or the error returned by @ops->init).
+ */
+struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
+					     struct module *owner)
+{
+	struct saakm_policy *pol;
+	int ret;
 
-free:
-	free_percpu(pol->pcpu);
-unlock:
+	if (!ops_valid(ops))
+		return ERR_PTR(-EINVAL);
+	pol = saakm_policy_alloc(ops, priv, owner);
+	if (!pol)
+		return ERR_PTR(-ENOMEM);
+
+	mutex_lock(&saakm_mutex);
+	ret = saakm_enable(pol);
 	mutex_unlock(&saakm_mutex);
-	return ret;
+	if (ret) {
+		saakm_policy_free(pol);
+		return ERR_PTR(ret);
+	}
+	saakm_watchdog_kick();
+	pr_info("saakm: policy %s registered with id %d\n", pol->ops.name, pol->id);
+	return pol;
 }
 EXPORT_SYMBOL_GPL(__saakm_register_policy);
 
 /**
  * saakm_unregister_policy - remove a policy, moving its tasks to SCHED_NORMAL
- * @pol: a registered policy
+ * @pol: a policy saakm_register_policy() returned; freed on return
  *
  * Call from module exit. No task is lost: each one is switched back to
  * SCHED_NORMAL, keeping its nice value. An ejected policy stays bypassed
  * while its tasks leave. Returns once no CPU can be running the policy's
  * code any more, and no ejection work of it is pending.
+ *
+ * Context: process context, may sleep.
  */
 void saakm_unregister_policy(struct saakm_policy *pol)
 {
+	int slot = pol->slot;
+
 	mutex_lock(&saakm_mutex);
 	raw_spin_lock_irq(&pol->lock);
 	cmpxchg(&pol->state, SAAKM_POLICY_ENABLED, SAAKM_POLICY_DISABLING);
@@ -1185,7 +728,7 @@ void saakm_unregister_policy(struct saakm_policy *pol)
 
 	cpus_read_lock();
 	list_del_rcu(&pol->list);
-	RCU_INIT_POINTER(saakm_slots[pol->slot], NULL);
+	RCU_INIT_POINTER(saakm_slots[slot], NULL);
 	if (wants_balancing(pol))
 		static_branch_dec_cpuslocked(&saakm_balance_key);
 	static_branch_dec_cpuslocked(&saakm_active_key);
@@ -1199,100 +742,40 @@ void saakm_unregister_policy(struct saakm_policy *pol)
 	irq_work_sync(&pol->eject_irq_work);
 	flush_work(&pol->eject_work);
 
-	if (pol->exit)
-		pol->exit();
-	free_percpu(pol->pcpu);
+	if (pol->ops.exit)
+		pol->ops.exit(pol);
+	pr_info("saakm: policy %s (id %d) unregistered\n", pol->ops.name, pol->id);
+	saakm_policy_free(pol);
 
 	/* Only now may the slot serve another policy: no CPU can see this one. */
 	mutex_lock(&saakm_mutex);
-	saakm_slots_used &= ~BIT_ULL(pol->slot);
+	saakm_slots_used &= ~BIT_ULL(slot);
 	mutex_unlock(&saakm_mutex);
-	pr_info("saakm: policy %s (id %d) unregistered\n", pol->name, pol->id);
 }
 EXPORT_SYMBOL_GPL(saakm_unregister_policy);
 
-/* Services for policies. */
+/**
+ * saakm_policy_id - the id tasks use to join a policy
+ * @pol: a registered policy
+ *
+ * Return: the id, as shown in /proc/saakm/policies and passed in
+ * sched_attr.sched_saakm_id.
+ */
+int saakm_policy_id(const struct saakm_policy *pol)
+{
+	return pol->id;
+}
+EXPORT_SYMBOL_GPL(saakm_policy_id);
 
 /**
- * saakm_can_migrate - may balancing move @p to @dst_cpu now?
- * @p: a READY task, its rq locked
- * @dst_cpu: the destination CPU
+ * saakm_priv - the pointer given to saakm_register_policy()
+ * @pol: a registered policy
  *
- * Return: true if @dst_cpu is in the task's affinity and active, and the task
- * is neither running nor in a migrate-disabled section.
+ * Return: @priv of the registration, to tell instances apart.
  */
-bool saakm_can_migrate(struct task_struct *p, int dst_cpu)
+void *saakm_priv(const struct saakm_policy *pol)
 {
-	return cpumask_test_cpu(dst_cpu, p->cpus_ptr) && cpu_active(dst_cpu) &&
-	       !is_migration_disabled(p) && !task_on_cpu(task_rq(p), p);
+	return pol->priv;
 }
-EXPORT_SYMBOL_GPL(saakm_can_migrate);
+EXPORT_SYMBOL_GPL(saakm_priv);
 
-/**
- * saakm_running_ns - CPU time used since the task last became RUNNING
- * @p: a RUNNING task, its rq locked (e.g. in tick())
- *
- * Counts only time actually spent on the CPU: while a higher class holds
- * the CPU, the clock stops, so a task preempted often still reaches the end
- * of its slice.
- *
- * Return: nanoseconds of execution since @p became RUNNING, 0 if it is not
- * running.
- */
-u64 saakm_running_ns(struct task_struct *p)
-{
-	if (p->saakm.state != SAAKM_RUNNING)
-		return 0;
-	return p->se.sum_exec_runtime - p->saakm.run_start;
-}
-EXPORT_SYMBOL_GPL(saakm_running_ns);
-
-/**
- * saakm_topo_mask - CPUs that share a topology level with @cpu
- * @cpu: a CPU
- * @level: SMT siblings, cluster, last-level cache, NUMA node, or all online
- *
- * The masks are the ones the scheduler's own domains are built from, and
- * follow CPU hotplug. A level the kernel is configured without returns the
- * next wider one.
- *
- * Return: a cpumask, valid until the next hotplug operation.
- */
-const struct cpumask *saakm_topo_mask(int cpu, enum saakm_topo_level level)
-{
-	switch (level) {
-#ifdef CONFIG_SCHED_SMT
-	case SAAKM_TOPO_SMT:
-		return cpu_smt_mask(cpu);
-#endif
-#ifdef CONFIG_SCHED_CLUSTER
-	case SAAKM_TOPO_CLUSTER:
-		return cpu_clustergroup_mask(cpu);
-#endif
-#ifdef CONFIG_SCHED_MC
-	case SAAKM_TOPO_LLC:
-		return cpu_coregroup_mask(cpu);
-#endif
-	case SAAKM_TOPO_NUMA:
-		return cpumask_of_node(cpu_to_node(cpu));
-	default:
-		break;
-	}
-	if (level < SAAKM_TOPO_NUMA)
-		return saakm_topo_mask(cpu, level + 1);
-	return cpu_online_mask;
-}
-EXPORT_SYMBOL_GPL(saakm_topo_mask);
-
-/**
- * saakm_topo_distance - NUMA distance between the nodes of two CPUs
- * @cpu_a: a CPU
- * @cpu_b: another CPU
- *
- * Return: the firmware's node distance (10 for the same node).
- */
-int saakm_topo_distance(int cpu_a, int cpu_b)
-{
-	return node_distance(cpu_to_node(cpu_a), cpu_to_node(cpu_b));
-}
-EXPORT_SYMBOL_GPL(saakm_topo_distance);

@@ -2,10 +2,20 @@
 /*
  * SaaKM observability: /proc/saakm and the /sys/kernel/saakm switches.
  *
- * /proc/saakm/policies  one line per policy: "id name tasks state"
- * /proc/saakm/events    one line per policy: "name event=count ..." with
- *                       the per-event counters and bad_transitions
- * /proc/saakm/errors    one line per ejected policy: "name reason"
+ * Every /proc/saakm file has one record per line, made of space-separated
+ * key=value fields; values hold no spaces, except the last field of errors
+ * (reason=), which runs to the end of the line. Keys are never renamed or
+ * removed, new ones are only appended: parse by key (libsaakm does).
+ *
+ * /proc/saakm/policies  one line per policy, in slot (precedence) order:
+ *   id=1 name=fifo tasks=3 state=enabled slot=0 balance_ms=0 timeout_ms=0
+ *   unprivileged=0
+ * /proc/saakm/events    one line per policy: name=, a counter per event of
+ *                       SAAKM_EVENTS() (calls made), bad_transitions=
+ * /proc/saakm/errors    one line per ejected policy: name= kind= reason=
+ * /proc/saakm/cpus      one line per online CPU and policy: cpu= name=
+ *                       ready= (READY tasks queued) parked= (RUNNING tasks
+ *                       the class parked) picks= (tasks schedule() returned)
  *
  * /sys/kernel/saakm/check_transitions  validate saakm_change_state() (1)
  * /sys/kernel/saakm/log_transitions    log refused transitions (1)
@@ -15,6 +25,8 @@
  *                                      each CPU per period, under RT/DL load
  *                                      (50000; 0 turns the guarantee off)
  * /sys/kernel/saakm/server_period_us   period of that guarantee (1000000)
+ * /sys/kernel/saakm/panic_on_error     panic at a policy error instead of
+ *                                      ejecting the policy (0)
  *
  * For a complete record of calls and state changes, use the saakm:saakm_event
  * and saakm:saakm_state tracepoints (defined in saakm.c) instead of
@@ -28,45 +40,22 @@
 
 DEFINE_STATIC_KEY_FALSE(saakm_log_calls_key);
 
+/* Both in the order of their enums, which the same lists generate. */
+#define SAAKM_EVENT_NAME(NAME, name)		#name,
+#define SAAKM_POLICY_STATE_NAME(NAME, name)	#name,
+
 static const char * const saakm_event_names[SAAKM_NR_EVENTS] = {
-	[SAAKM_EV_NEW_PREPARE]		= "new_prepare",
-	[SAAKM_EV_NEW_PLACE]		= "new_place",
-	[SAAKM_EV_UNBLOCK_PREPARE]	= "unblock_prepare",
-	[SAAKM_EV_UNBLOCK_PLACE]	= "unblock_place",
-	[SAAKM_EV_BLOCK]		= "block",
-	[SAAKM_EV_YIELD]		= "yield",
-	[SAAKM_EV_TICK]			= "tick",
-	[SAAKM_EV_TERMINATE]		= "terminate",
-	[SAAKM_EV_SCHEDULE]		= "schedule",
-	[SAAKM_EV_NEWLY_IDLE]		= "newly_idle",
-	[SAAKM_EV_ENTER_IDLE]		= "enter_idle",
-	[SAAKM_EV_EXIT_IDLE]		= "exit_idle",
-	[SAAKM_EV_BALANCING_SELECT]	= "balancing_select",
-	[SAAKM_EV_BALANCE_PICK]		= "balance_pick",
-	[SAAKM_EV_CORE_ENTRY]		= "core_entry",
-	[SAAKM_EV_CORE_EXIT]		= "core_exit",
-	[SAAKM_EV_FREE_METADATA]	= "free_metadata",
-	[SAAKM_EV_CHECKPARAM]		= "checkparam_attr",
-	[SAAKM_EV_SETPARAM]		= "setparam_attr",
-	[SAAKM_EV_MIGRATED]		= "migrated",
+	SAAKM_EVENTS(SAAKM_EVENT_NAME)
+};
+
+static const char * const saakm_policy_state_names[] = {
+	SAAKM_POLICY_STATES(SAAKM_POLICY_STATE_NAME)
 };
 
 void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu)
 {
-	saakm_printk_ratelimited(KERN_INFO "saakm: %s.%s cpu %d\n", pol->name,
+	saakm_printk_ratelimited(KERN_INFO "saakm: %s.%s cpu %d\n", pol->ops.name,
 				 saakm_event_names[ev], cpu);
-}
-
-static const char *policy_state_name(int state)
-{
-	switch (state) {
-	case SAAKM_POLICY_ENABLED:
-		return "enabled";
-	case SAAKM_POLICY_DISABLING:
-		return "disabling";
-	default:
-		return "ejected";
-	}
 }
 
 static int policies_show(struct seq_file *m, void *v)
@@ -75,10 +64,36 @@ static int policies_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	for_each_saakm_policy(pol)
-		seq_printf(m, "%d %s %d %s\n", pol->id, pol->name,
-			   atomic_read(&pol->nr_tasks),
-			   policy_state_name(READ_ONCE(pol->state)));
+		seq_printf(m, "id=%d name=%s tasks=%d state=%s slot=%d balance_ms=%u timeout_ms=%u unprivileged=%d\n",
+			   pol->id, pol->ops.name, atomic_read(&pol->nr_tasks),
+			   saakm_policy_state_names[READ_ONCE(pol->state)], pol->slot,
+			   pol->ops.balance_ms, pol->ops.timeout_ms, pol->ops.unprivileged);
 	rcu_read_unlock();
+	return 0;
+}
+
+static int cpus_show(struct seq_file *m, void *v)
+{
+	struct saakm_policy *pol;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct rq *rq = cpu_rq(cpu);
+		struct rq_flags rf;
+
+		/* The parked list may change under us without the rq lock. */
+		rq_lock_irqsave(rq, &rf);
+		for_each_saakm_policy(pol) {
+			struct saakm_policy_pcpu *pc = per_cpu_ptr(pol->pcpu, cpu);
+
+			seq_printf(m, "cpu=%d name=%s ready=%u parked=%zu picks=%llu\n",
+				   cpu, pol->ops.name, pc->nr_ready,
+				   list_count_nodes(&pc->preempted), pc->picks);
+		}
+		rq_unlock_irqrestore(rq, &rf);
+	}
+	cpus_read_unlock();
 	return 0;
 }
 
@@ -89,7 +104,7 @@ static int events_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	for_each_saakm_policy(pol) {
-		seq_puts(m, pol->name);
+		seq_printf(m, "name=%s", pol->ops.name);
 		for (ev = 0; ev < SAAKM_NR_EVENTS; ev++) {
 			u64 sum = 0;
 
@@ -112,7 +127,8 @@ static int errors_show(struct seq_file *m, void *v)
 	for_each_saakm_policy(pol)
 		/* Pairs with the release in saakm_veject(): a complete reason. */
 		if (smp_load_acquire(&pol->reason_set))
-			seq_printf(m, "%s %s\n", pol->name, pol->reason);
+			seq_printf(m, "name=%s kind=%s reason=%s\n", pol->ops.name,
+				   pol->kind, pol->reason);
 	rcu_read_unlock();
 	return 0;
 }
@@ -227,15 +243,18 @@ SAAKM_SERVER_ATTR(period, saakm_server_period_ns, false);
 
 DECLARE_STATIC_KEY_TRUE(saakm_check_key);
 DECLARE_STATIC_KEY_TRUE(saakm_log_transitions_key);
+DECLARE_STATIC_KEY_FALSE(saakm_panic_key);
 
 SAAKM_SWITCH(check_transitions, saakm_check_key);
 SAAKM_SWITCH(log_transitions, saakm_log_transitions_key);
 SAAKM_SWITCH(log_calls, saakm_log_calls_key);
+SAAKM_SWITCH(panic_on_error, saakm_panic_key);
 
 static struct attribute *saakm_switch_attrs[] = {
 	&saakm_switch_check_transitions.attr.attr,
 	&saakm_switch_log_transitions.attr.attr,
 	&saakm_switch_log_calls.attr.attr,
+	&saakm_switch_panic_on_error.attr.attr,
 	&saakm_watchdog_attr.attr,
 	&saakm_server_runtime_attr.attr,
 	&saakm_server_period_attr.attr,
@@ -257,6 +276,7 @@ static int __init saakm_stats_init(void)
 	proc_create_single("policies", 0444, dir, policies_show);
 	proc_create_single("events", 0444, dir, events_show);
 	proc_create_single("errors", 0444, dir, errors_show);
+	proc_create_single("cpus", 0444, dir, cpus_show);
 
 	kobj = kobject_create_and_add("saakm", kernel_kobj);
 	if (!kobj)

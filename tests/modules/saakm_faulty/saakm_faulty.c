@@ -32,8 +32,6 @@
  * refused transition gives them away: the class has to notice the lost task
  * itself, or refuse the move. Test use only.
  */
-#include <linux/delay.h>
-#include <linux/module.h>
 #include <linux/saakm.h>
 
 static char *fault = "none";
@@ -47,8 +45,8 @@ module_param(victim, int, 0644);
 static unsigned int timeout_ms;
 module_param(timeout_ms, uint, 0444);
 
-static struct saakm_policy faulty_policy;
 static DEFINE_PER_CPU(struct saakm_rq, faulty_rq);
+static struct saakm_policy *faulty;
 
 static struct saakm_rq *rq_of(int cpu)
 {
@@ -67,10 +65,10 @@ static bool terminating_in(const char *cb)
 }
 
 /* The "error" and "sleep" faults, in callback @cb. */
-static void maybe_error(const char *cb)
+static void maybe_error(struct saakm_policy *pol, const char *cb)
 {
 	if (faulting("error") && !strcmp(in, cb))
-		saakm_policy_error(&faulty_policy, "injected error in %s", cb);
+		saakm_policy_error(pol, "injected error in %s", cb);
 	if (faulting("sleep") && !strcmp(in, cb)) {
 		/*
 		 * A bug: callbacks run in atomic context. mutex_lock() calls
@@ -95,39 +93,39 @@ static int pick_cpu(struct task_struct *p)
 	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
-static int faulty_new_prepare(struct task_struct *p)
+static int faulty_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
-	maybe_error("new_prepare");
+	maybe_error(pol, "new_prepare");
 	return pick_cpu(p);
 }
 
-static int faulty_unblock_prepare(struct task_struct *p)
+static int faulty_unblock_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
-	maybe_error("unblock_prepare");
+	maybe_error(pol, "unblock_prepare");
 	if (faulting("wrong_cpu"))
 		return nr_cpu_ids;
 	return pick_cpu(p);
 }
 
-static void faulty_new_place(struct task_struct *p, int cpu)
+static void faulty_new_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	maybe_error("new_place");
+	maybe_error(pol, "new_place");
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static void faulty_unblock_place(struct task_struct *p, int cpu)
+static void faulty_unblock_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	maybe_error("unblock_place");
+	maybe_error(pol, "unblock_place");
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 	if (faulting("double_insert"))
 		saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static void faulty_block(struct task_struct *p, int cpu)
+static void faulty_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	enum saakm_task_state to = SAAKM_BLOCKED;
 
-	maybe_error("block");
+	maybe_error(pol, "block");
 	if (faulting("bad_transition"))
 		to = SAAKM_RUNNING;
 	else if (terminating_in("block"))
@@ -135,15 +133,15 @@ static void faulty_block(struct task_struct *p, int cpu)
 	saakm_change_state(p, to, -1, NULL);
 }
 
-static void faulty_yield(struct task_struct *p, int cpu)
+static void faulty_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	maybe_error("yield");
+	maybe_error(pol, "yield");
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static void faulty_tick(struct task_struct *p, int cpu)
+static void faulty_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	maybe_error("tick");
+	maybe_error(pol, "tick");
 	if (saakm_task_state(p) == SAAKM_RUNNING) {
 		if (faulting("block_in_tick")) {
 			saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
@@ -158,17 +156,17 @@ static void faulty_tick(struct task_struct *p, int cpu)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
 
-static void faulty_terminate(struct task_struct *p)
+static void faulty_terminate(struct saakm_policy *pol, struct task_struct *p)
 {
 	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
 }
 
-static struct task_struct *faulty_schedule(int cpu)
+static struct task_struct *faulty_schedule(struct saakm_policy *pol, int cpu)
 {
 	struct task_struct *p, *next = NULL;
 	int other;
 
-	maybe_error("schedule");
+	maybe_error(pol, "schedule");
 	if (faulting("never_pick"))
 		return NULL;
 	if (faulting("other_cpu")) {
@@ -196,7 +194,7 @@ static struct task_struct *faulty_schedule(int cpu)
 	return p;
 }
 
-static struct saakm_policy faulty_policy = {
+static struct saakm_ops faulty_ops = {
 	.name			= "faulty",
 	.new_prepare		= faulty_new_prepare,
 	.new_place		= faulty_new_place,
@@ -211,18 +209,18 @@ static struct saakm_policy faulty_policy = {
 
 static int __init faulty_init(void)
 {
-	int cpu, id;
+	int cpu;
 
 	for_each_possible_cpu(cpu)
 		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
-	faulty_policy.timeout_ms = timeout_ms;
-	id = saakm_register_policy(&faulty_policy);
-	return id < 0 ? id : 0;
+	faulty_ops.timeout_ms = timeout_ms;
+	faulty = saakm_register_policy(&faulty_ops, NULL);
+	return PTR_ERR_OR_ZERO(faulty);
 }
 
 static void __exit faulty_exit(void)
 {
-	saakm_unregister_policy(&faulty_policy);
+	saakm_unregister_policy(faulty);
 }
 module_init(faulty_init);
 module_exit(faulty_exit);

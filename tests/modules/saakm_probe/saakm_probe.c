@@ -22,16 +22,15 @@
  * /sys/module/saakm_probe/parameters/bracket_violations; the first one also
  * WARNs, naming the callback and the CPU.
  */
-#include <linux/module.h>
+#include <linux/irq_work.h>	/* a test module: WARNs out of line, see bracket_warn() */
 #include <linux/saakm.h>
 #include <linux/slab.h>
 
-enum { NEW_PREPARE, NEW_PLACE, UNBLOCK_PREPARE, UNBLOCK_PLACE, BLOCK, YIELD,
-	TICK, TERMINATE, SCHEDULE, NEWLY_IDLE, ENTER_IDLE, EXIT_IDLE,
-	BALANCING_SELECT, BALANCE_PICK, CORE_ENTRY, CORE_EXIT, INIT, EXIT,
-	FREE_METADATA, CHECKPARAM, SETPARAM, NR_COUNTS };
+/* Counters: one per event of SAAKM_EVENTS() ("migrated" stays 0), then init and exit. */
+enum { PROBE_INIT = SAAKM_NR_EVENTS, PROBE_EXIT, NR_COUNTS };
 
-static char *events = "new_prepare,new_place,unblock_prepare,unblock_place,block,yield,tick,terminate,schedule,newly_idle,enter_idle,exit_idle,balancing_select,balance_pick,core_entry,core_exit,init,exit,free_metadata,checkparam_attr,setparam_attr";
+#define PROBE_EVENT_NAME(NAME, name)	#name ","
+static char *events = SAAKM_EVENTS(PROBE_EVENT_NAME) "init,exit";
 module_param(events, charp, 0444);
 
 static unsigned long counts[NR_COUNTS];
@@ -59,6 +58,7 @@ struct probe_task {
 };
 
 static DEFINE_PER_CPU(struct saakm_rq, probe_rq);
+static struct saakm_policy *probe;
 
 static void count(int ev)
 {
@@ -105,68 +105,68 @@ static int pick_cpu(struct task_struct *p)
 	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
-static int probe_new_prepare(struct task_struct *p)
+static int probe_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
-	count(NEW_PREPARE);
+	count(SAAKM_EV_NEW_PREPARE);
 	if (!*saakm_task_data(p))
 		*saakm_task_data(p) = kzalloc(sizeof(struct probe_task), GFP_ATOMIC);
 	return pick_cpu(p);
 }
 
-static void probe_new_place(struct task_struct *p, int cpu)
+static void probe_new_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	count(NEW_PLACE);
+	count(SAAKM_EV_NEW_PLACE);
 	in_bracket("new_place", cpu);
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static int probe_unblock_prepare(struct task_struct *p)
+static int probe_unblock_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
-	count(UNBLOCK_PREPARE);
+	count(SAAKM_EV_UNBLOCK_PREPARE);
 	return pick_cpu(p);
 }
 
-static void probe_unblock_place(struct task_struct *p, int cpu)
+static void probe_unblock_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	count(UNBLOCK_PLACE);
+	count(SAAKM_EV_UNBLOCK_PLACE);
 	in_bracket("unblock_place", cpu);
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static void probe_block(struct task_struct *p, int cpu)
+static void probe_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	count(BLOCK);
+	count(SAAKM_EV_BLOCK);
 	in_bracket("block", cpu);
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
 }
 
-static void probe_yield(struct task_struct *p, int cpu)
+static void probe_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	count(YIELD);
+	count(SAAKM_EV_YIELD);
 	in_bracket("yield", cpu);
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
-static void probe_tick(struct task_struct *p, int cpu)
+static void probe_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	count(TICK);
+	count(SAAKM_EV_TICK);
 	in_bracket("tick", cpu);
 	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
 
-static void probe_terminate(struct task_struct *p)
+static void probe_terminate(struct saakm_policy *pol, struct task_struct *p)
 {
-	count(TERMINATE);
+	count(SAAKM_EV_TERMINATE);
 	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
 }
 
-static struct task_struct *probe_schedule(int cpu)
+static struct task_struct *probe_schedule(struct saakm_policy *pol, int cpu)
 {
 	struct task_struct *p = saakm_rq_first(rq_of(cpu));
 	struct probe_task *pt;
 
-	count(SCHEDULE);
+	count(SAAKM_EV_SCHEDULE);
 	in_bracket("schedule", cpu);
 	if (!p)
 		return NULL;
@@ -193,25 +193,25 @@ static int longest_other(int cpu)
 	return best;
 }
 
-static int probe_newly_idle(int cpu)
+static int probe_newly_idle(struct saakm_policy *pol, int cpu)
 {
-	count(NEWLY_IDLE);
+	count(SAAKM_EV_NEWLY_IDLE);
 	in_bracket("newly_idle", cpu);
 	return longest_other(cpu);
 }
 
-static int probe_balancing_select(int cpu)
+static int probe_balancing_select(struct saakm_policy *pol, int cpu)
 {
-	count(BALANCING_SELECT);
+	count(SAAKM_EV_BALANCING_SELECT);
 	in_bracket("balancing_select", cpu);
 	return saakm_rq_len(rq_of(cpu)) ? -1 : longest_other(cpu);
 }
 
-static struct task_struct *probe_balance_pick(int src, int dst)
+static struct task_struct *probe_balance_pick(struct saakm_policy *pol, int src, int dst)
 {
 	struct task_struct *p;
 
-	count(BALANCE_PICK);
+	count(SAAKM_EV_BALANCE_PICK);
 	in_bracket("balance_pick src", src);
 	in_bracket("balance_pick dst", dst);
 	saakm_rq_for_each(p, rq_of(src))
@@ -222,71 +222,71 @@ static struct task_struct *probe_balance_pick(int src, int dst)
 	return p;
 }
 
-static void probe_enter_idle(int cpu)
+static void probe_enter_idle(struct saakm_policy *pol, int cpu)
 {
-	count(ENTER_IDLE);
+	count(SAAKM_EV_ENTER_IDLE);
 	in_bracket("enter_idle", cpu);
 }
 
-static void probe_exit_idle(int cpu)
+static void probe_exit_idle(struct saakm_policy *pol, int cpu)
 {
-	count(EXIT_IDLE);
+	count(SAAKM_EV_EXIT_IDLE);
 	in_bracket("exit_idle", cpu);
 }
 
-static void probe_core_entry(int cpu)
+static void probe_core_entry(struct saakm_policy *pol, int cpu)
 {
-	count(CORE_ENTRY);
+	count(SAAKM_EV_CORE_ENTRY);
 	if (cpu < 0 || cpu >= nr_cpu_ids || cpumask_test_and_set_cpu(cpu, &probe_entered))
 		bracket_violation("core_entry again", cpu);
 }
 
 /* rq(@cpu) locked: the CPU's runqueue must be empty by now. */
-static void probe_core_exit(int cpu)
+static void probe_core_exit(struct saakm_policy *pol, int cpu)
 {
-	count(CORE_EXIT);
+	count(SAAKM_EV_CORE_EXIT);
 	if (cpu < 0 || cpu >= nr_cpu_ids || !cpumask_test_and_clear_cpu(cpu, &probe_entered))
 		bracket_violation("core_exit without core_entry", cpu);
 	else if (saakm_rq_len(rq_of(cpu)))
 		bracket_violation("core_exit with READY tasks queued", cpu);
 }
 
-static int probe_init(void)
+static int probe_init(struct saakm_policy *pol)
 {
-	count(INIT);
+	count(PROBE_INIT);
 	pr_info("saakm_probe: init\n");
 	return 0;
 }
 
-static void probe_exit(void)
+static void probe_exit(struct saakm_policy *pol)
 {
-	count(EXIT);
+	count(PROBE_EXIT);
 	pr_info("saakm_probe: exit\n");
 }
 
-static void probe_free_metadata(struct task_struct *p)
+static void probe_free_metadata(struct saakm_policy *pol, struct task_struct *p)
 {
-	count(FREE_METADATA);
+	count(SAAKM_EV_FREE_METADATA);
 	kfree(*saakm_task_data(p));
 	*saakm_task_data(p) = NULL;
 }
 
-static int probe_checkparam(struct task_struct *p, const struct saakm_attr *attr)
+static int probe_checkparam(struct saakm_policy *pol, struct task_struct *p, const struct saakm_attr *attr)
 {
-	count(CHECKPARAM);
+	count(SAAKM_EV_CHECKPARAM_ATTR);
 	if (attr->size && ((const char *)attr->data)[0] == 'X')
 		return -EINVAL;
 	return 0;
 }
 
-static void probe_setparam(struct task_struct *p, const struct saakm_attr *attr)
+static void probe_setparam(struct saakm_policy *pol, struct task_struct *p, const struct saakm_attr *attr)
 {
-	count(SETPARAM);
+	count(SAAKM_EV_SETPARAM_ATTR);
 	WRITE_ONCE(last_nice, attr->nice);
 	WRITE_ONCE(last_attr_size, attr->size);
 }
 
-static struct saakm_policy probe_policy = {
+static struct saakm_ops probe_ops = {
 	.name			= "probe",
 	.new_prepare		= probe_new_prepare,
 	.new_place		= probe_new_place,
@@ -328,19 +328,19 @@ static void log_topology(void)
 
 static int __init saakm_probe_init(void)
 {
-	int cpu, id;
+	int cpu;
 
 	log_topology();
 	for_each_possible_cpu(cpu)
 		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
-	probe_policy.unprivileged = unprivileged;
-	id = saakm_register_policy(&probe_policy);
-	return id < 0 ? id : 0;
+	probe_ops.unprivileged = unprivileged;
+	probe = saakm_register_policy(&probe_ops, NULL);
+	return PTR_ERR_OR_ZERO(probe);
 }
 
 static void __exit saakm_probe_exit(void)
 {
-	saakm_unregister_policy(&probe_policy);
+	saakm_unregister_policy(probe);
 	irq_work_sync(&bracket_warn_work);
 }
 

@@ -13,29 +13,20 @@
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/types.h>
+#include <uapi/linux/saakm.h>
 
 struct saakm_policy;
 struct saakm_rq;
 
-/**
- * enum saakm_task_state - where a task stands from its policy's point of view
- * @SAAKM_NOT_QUEUED: attached to a policy, not yet placed on any CPU
- * @SAAKM_READY: runnable, waiting in one of the policy's runqueues
- * @SAAKM_READY_TICK: was running, the policy preempted it from tick() and
- *	put it back in a runqueue; it leaves the CPU at the next schedule
- * @SAAKM_RUNNING: chosen by schedule() (or kept running by the class)
- * @SAAKM_BLOCKED: not runnable (sleeping, or ousted by a migration)
- * @SAAKM_MIGRATING: taken off a runqueue by balancing, in transit
- * @SAAKM_TERMINATED: left the policy (exit, policy change, unload)
+#define SAAKM_STATE_ENUM(name)	SAAKM_##name,
+
+/*
+ * enum saakm_task_state - where a task stands from its policy's point of
+ * view; the list, with a line on each state, is SAAKM_STATES() in
+ * <uapi/linux/saakm.h>. SAAKM_NR_STATES counts them.
  */
 enum saakm_task_state {
-	SAAKM_NOT_QUEUED,
-	SAAKM_READY,
-	SAAKM_READY_TICK,
-	SAAKM_RUNNING,
-	SAAKM_BLOCKED,
-	SAAKM_MIGRATING,
-	SAAKM_TERMINATED,
+	SAAKM_STATES(SAAKM_STATE_ENUM)
 	SAAKM_NR_STATES,
 };
 

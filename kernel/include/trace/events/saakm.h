@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of the SaaKM class: every policy call (saakm_event) and every
- * task state change made by a policy (saakm_state). Enable them with
- * tracefs (events/saakm/) or perf, e.g. perf record -e 'saakm:*'.
+ * task state change a policy makes (saakm_state). Record them with
+ * trace-cmd record -e saakm, or perf record -e 'saakm:*'. Events and states
+ * are printed by name: the names come from the lists in <uapi/linux/saakm.h>,
+ * and TRACE_DEFINE_ENUM lets trace-cmd and perf resolve them too.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM saakm
@@ -10,61 +12,74 @@
 #if !defined(_TRACE_SAAKM_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _TRACE_SAAKM_H
 
+#include <linux/saakm.h>
 #include <linux/tracepoint.h>
 
-#define saakm_show_state(s)						\
-	__print_symbolic(s, { 0, "NOT_QUEUED" }, { 1, "READY" },	\
-			 { 2, "READY_TICK" }, { 3, "RUNNING" },		\
-			 { 4, "BLOCKED" }, { 5, "MIGRATING" },		\
-			 { 6, "TERMINATED" })
+#undef SAAKM_TRACE_STATE
+#undef SAAKM_TRACE_EVENT
+#define SAAKM_TRACE_STATE(NAME)		TRACE_DEFINE_ENUM(SAAKM_##NAME);
+#define SAAKM_TRACE_EVENT(NAME, name)	TRACE_DEFINE_ENUM(SAAKM_EV_##NAME);
+SAAKM_STATES(SAAKM_TRACE_STATE)
+SAAKM_EVENTS(SAAKM_TRACE_EVENT)
+
+#undef SAAKM_STATE_SYM
+#undef SAAKM_EVENT_SYM
+#define SAAKM_STATE_SYM(NAME)		{ SAAKM_##NAME, #NAME },
+#define SAAKM_EVENT_SYM(NAME, name)	{ SAAKM_EV_##NAME, #name },
+#define saakm_show_state(s)	\
+	__print_symbolic(s, SAAKM_STATES(SAAKM_STATE_SYM) { SAAKM_NR_STATES, "?" })
+#define saakm_show_event(e)	\
+	__print_symbolic(e, SAAKM_EVENTS(SAAKM_EVENT_SYM) { SAAKM_NR_EVENTS, "?" })
 
 TRACE_EVENT(saakm_event,
 
-	TP_PROTO(const char *policy, int event, int cpu),
+	TP_PROTO(const char *policy, int pid, int cpu, int event),
 
-	TP_ARGS(policy, event, cpu),
-
-	TP_STRUCT__entry(
-		__string(policy, policy)
-		__field(int, event)
-		__field(int, cpu)
-	),
-
-	TP_fast_assign(
-		__assign_str(policy);
-		__entry->event = event;
-		__entry->cpu = cpu;
-	),
-
-	TP_printk("policy=%s event=%d cpu=%d", __get_str(policy),
-		  __entry->event, __entry->cpu)
-);
-
-TRACE_EVENT(saakm_state,
-
-	TP_PROTO(const char *policy, int pid, int from, int to, int cpu),
-
-	TP_ARGS(policy, pid, from, to, cpu),
+	TP_ARGS(policy, pid, cpu, event),
 
 	TP_STRUCT__entry(
 		__string(policy, policy)
 		__field(int, pid)
-		__field(int, from)
-		__field(int, to)
 		__field(int, cpu)
+		__field(int, event)
 	),
 
 	TP_fast_assign(
 		__assign_str(policy);
 		__entry->pid = pid;
-		__entry->from = from;
-		__entry->to = to;
 		__entry->cpu = cpu;
+		__entry->event = event;
 	),
 
-	TP_printk("policy=%s pid=%d %s -> %s cpu=%d", __get_str(policy),
-		  __entry->pid, saakm_show_state(__entry->from),
-		  saakm_show_state(__entry->to), __entry->cpu)
+	TP_printk("policy=%s pid=%d cpu=%d event=%s", __get_str(policy),
+		  __entry->pid, __entry->cpu, saakm_show_event(__entry->event))
+);
+
+TRACE_EVENT(saakm_state,
+
+	TP_PROTO(const char *policy, int pid, int cpu, int from, int to),
+
+	TP_ARGS(policy, pid, cpu, from, to),
+
+	TP_STRUCT__entry(
+		__string(policy, policy)
+		__field(int, pid)
+		__field(int, cpu)
+		__field(int, from)
+		__field(int, to)
+	),
+
+	TP_fast_assign(
+		__assign_str(policy);
+		__entry->pid = pid;
+		__entry->cpu = cpu;
+		__entry->from = from;
+		__entry->to = to;
+	),
+
+	TP_printk("policy=%s pid=%d cpu=%d from=%s to=%s", __get_str(policy),
+		  __entry->pid, __entry->cpu, saakm_show_state(__entry->from),
+		  saakm_show_state(__entry->to))
 );
 
 #endif /* _TRACE_SAAKM_H */

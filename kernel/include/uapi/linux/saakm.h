@@ -23,4 +23,54 @@
 /* sched_saakm_id value meaning "keep the current policy" (sched_setparam). */
 #define SAAKM_ID_KEEP		0
 
+/*
+ * The names below are each written once, here, as X-macro lists: the kernel
+ * builds its enums, /proc/saakm columns and tracepoint symbols from them,
+ * and user space (libsaakm, tests, replay) its tables. Append only: a
+ * value's position is its number.
+ *
+ * Task states (enum saakm_task_state, SAAKM_<name>): X(name).
+ */
+#define SAAKM_STATES(X)							\
+	X(NOT_QUEUED)	/* joined, not yet placed on a CPU */		\
+	X(READY)	/* waiting in a policy runqueue */		\
+	X(READY_TICK)	/* preempted from tick(), leaves the CPU next */ \
+	X(RUNNING)	/* chosen by schedule() */			\
+	X(BLOCKED)	/* not runnable, or ousted by a migration */	\
+	X(MIGRATING)	/* taken off a runqueue by balancing */		\
+	X(TERMINATED)	/* left the policy */
+
+/*
+ * Events (enum saakm_event, SAAKM_EV_<NAME>): X(NAME, name), where name is
+ * the callback in struct saakm_ops and the counter in /proc/saakm/events.
+ * "migrated" counts tasks the class moved between CPUs; it has no callback.
+ */
+#define SAAKM_EVENTS(X)							\
+	X(NEW_PREPARE, new_prepare)					\
+	X(NEW_PLACE, new_place)						\
+	X(UNBLOCK_PREPARE, unblock_prepare)				\
+	X(UNBLOCK_PLACE, unblock_place)					\
+	X(BLOCK, block)							\
+	X(YIELD, yield)							\
+	X(TICK, tick)							\
+	X(TERMINATE, terminate)						\
+	X(SCHEDULE, schedule)						\
+	X(NEWLY_IDLE, newly_idle)					\
+	X(ENTER_IDLE, enter_idle)					\
+	X(EXIT_IDLE, exit_idle)						\
+	X(BALANCING_SELECT, balancing_select)				\
+	X(BALANCE_PICK, balance_pick)					\
+	X(CORE_ENTRY, core_entry)					\
+	X(CORE_EXIT, core_exit)						\
+	X(FREE_METADATA, free_metadata)					\
+	X(CHECKPARAM_ATTR, checkparam_attr)				\
+	X(SETPARAM_ATTR, setparam_attr)					\
+	X(MIGRATED, migrated)
+
+/* Policy states (state= in /proc/saakm/policies): X(NAME, name). */
+#define SAAKM_POLICY_STATES(X)						\
+	X(ENABLED, enabled)	/* running its tasks */			\
+	X(DISABLING, disabling)	/* being unregistered, tasks leaving */	\
+	X(EJECTED, ejected)	/* stopped after an error, bypassed */
+
 #endif /* _UAPI_LINUX_SAAKM_H */
