@@ -124,9 +124,10 @@ static bool saakm_in_context(struct task_struct *p, enum saakm_task_state to)
 }
 
 static void report_bad_transition(struct task_struct *p, enum saakm_task_state to,
-				  int cpu, unsigned long ip, const char *why)
+				  unsigned long ip, const char *why)
 {
 	struct saakm_policy *pol = p->saakm.policy;
+	int cpu = task_cpu(p);	/* the argument is -1 for most target states */
 
 	atomic_inc(&pol->nr_bad_transitions);
 	if (static_branch_likely(&saakm_log_transitions_key))
@@ -172,11 +173,11 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 
 	if (static_branch_likely(&saakm_check_key)) {
 		if (!(saakm_allowed[se->state] & BIT(state))) {
-			report_bad_transition(p, state, cpu, _RET_IP_, "");
+			report_bad_transition(p, state, _RET_IP_, "");
 			return;
 		}
 		if (!saakm_in_context(p, state)) {
-			report_bad_transition(p, state, cpu, _RET_IP_,
+			report_bad_transition(p, state, _RET_IP_,
 					      " outside its callback");
 			return;
 		}
@@ -778,4 +779,3 @@ void *saakm_priv(const struct saakm_policy *pol)
 	return pol->priv;
 }
 EXPORT_SYMBOL_GPL(saakm_priv);
-
