@@ -70,7 +70,7 @@ new=("$work"/patches/*.patch)
 n=${#new[@]}
 updated=0
 for f in "$KSRC"/patches/*.patch "$KSRC"/patches/series; do
-	[ -e "$work/patches/$(basename "$f")" ] || { rm -f "$f"; updated=$((updated + 1)); }
+	[ -e "$f" ] && [ ! -e "$work/patches/$(basename "$f")" ] && { rm -f "$f"; updated=$((updated + 1)); }
 done
 for f in "${new[@]}"; do
 	dst=$KSRC/patches/$(basename "$f")
