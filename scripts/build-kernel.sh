@@ -115,6 +115,10 @@ elif [ "$head_tree" = "$target_tree" ]; then
 	# kernel/patches was just exported from this tree ('make patch')
 	kgit update-ref refs/saakm/applied HEAD
 	log "kernel: kernel/patches matches $KREL ($np patches)"
+elif kgit merge-base --is-ancestor "$target" HEAD; then
+	# local commits moved onto the new series (git rebase --onto, below)
+	kgit update-ref refs/saakm/applied "$target"
+	log "kernel: series changed ($np patches); $KREL already has it, with local commits on top: building those"
 else
 	dirty=$(kgit status --porcelain --untracked-files=no)
 	if [ -n "$dirty" ]; then
