@@ -14,7 +14,7 @@
 #      tree is left alone, so local edits in build/linux are built as they are.
 #      A changed series never overwrites local work: uncommitted edits or
 #      commits that 'make patch' has not exported stop the build.
-#   3. config (when the series or the fragments changed): allnoconfig +
+#   3. config (when a fragment or a Kconfig file changed): allnoconfig +
 #      kernel/configs/*.config + olddefconfig, then report requested symbols
 #      that did not stick
 #   4. make bzImage + modules (+ modules_prepare for external modules)
@@ -138,8 +138,10 @@ fi
 frags=()
 for f in "$KSRC"/configs/*.config; do [ -f "$f" ] && frags+=("$f"); done
 frags+=("${variant_frags[@]}")
+# The configuration depends on the fragments and on the series' Kconfig files
+# only: a patch that changes C code leaves .config alone.
 config_stamp=$({
-	echo "$target_tree"
+	kgit ls-tree -r "$target" | awk -F'\t' '$2 ~ /(^|\/)Kconfig[^\/]*$/'
 	for f in "${frags[@]}"; do
 		printf '%s ' "${f#"$KSRC"/}"
 		sha256sum <"$f"
