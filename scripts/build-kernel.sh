@@ -67,7 +67,7 @@ elif [ ! -d "$KDIR/.git" ]; then
 elif [ "$(cat "$KDIR/.git/saakm-tarball" 2>/dev/null)" != "$tarball_id" ]; then
 	reason="the tarball changed"
 	if [ -n "$(kgit status --porcelain --untracked-files=no)" ] ||
-		[ "$(kgit rev-parse HEAD^{tree})" != "$(kgit rev-parse -q --verify refs/saakm/applied^{tree} || true)" ]; then
+		[ "$(kgit rev-parse HEAD)" != "$(kgit rev-parse -q --verify refs/saakm/applied || true)" ]; then
 		die "the tarball changed and $KREL has local work (uncommitted edits or commits not in kernel/patches): run 'make patch' to export commits, then rerun with --force to re-extract"
 	fi
 fi
@@ -102,20 +102,24 @@ t0=$SECONDS
 target=$(series_commit "$KDIR" "${patches[@]}")
 kgit update-ref refs/saakm/series "$target"
 target_tree=$(kgit rev-parse "$target^{tree}")
-applied_tree=$(kgit rev-parse -q --verify refs/saakm/applied^{tree} || true)
+applied=$(kgit rev-parse -q --verify refs/saakm/applied || true)
+head=$(kgit rev-parse HEAD)
 head_tree=$(kgit rev-parse HEAD^{tree})
 np=${#patches[@]}
-if [ "$target_tree" = "$applied_tree" ]; then
-	if [ "$head_tree" != "$target_tree" ] || [ -n "$(kgit status --porcelain --untracked-files=no)" ]; then
+if [ "$target" = "$applied" ]; then
+	if [ "$head" != "$target" ] || [ -n "$(kgit status --porcelain --untracked-files=no)" ]; then
 		log "kernel: series unchanged ($np patches); building $KREL with its local changes ('make patch' exports committed ones)"
 	else
 		log "kernel: series unchanged ($np patches)"
 	fi
 elif [ "$head_tree" = "$target_tree" ]; then
-	# kernel/patches was just exported from this tree ('make patch')
-	kgit update-ref refs/saakm/applied HEAD
-	log "kernel: kernel/patches matches $KREL ($np patches)"
-elif kgit merge-base --is-ancestor "$target" HEAD; then
+	# Same files, other commits (a reworded patch, or a series exported by
+	# 'make patch'): take the series' commits; no file is written, and
+	# uncommitted edits stay as they are.
+	kgit checkout -q -B saakm "$target"
+	kgit update-ref refs/saakm/applied "$target"
+	log "kernel: series ($np patches) has the content of $KREL's HEAD; took its commits, no file rewritten"
+elif [ "$head" != "$applied" ] && kgit merge-base --is-ancestor "$target" HEAD; then
 	# local commits moved onto the new series (git rebase --onto, below)
 	kgit update-ref refs/saakm/applied "$target"
 	log "kernel: series changed ($np patches); $KREL already has it, with local commits on top: building those"
@@ -125,7 +129,7 @@ else
 		printf '%s\n' "$dirty" | sed 's/^/  /' >&2
 		die "kernel/patches changed, and $KREL has uncommitted edits (above) that applying it would overwrite. Keep them: commit them in $KREL and run 'make patch'. Drop them: git -C $KREL checkout -- . ; then run again."
 	fi
-	if [ -n "$applied_tree" ] && [ "$head_tree" != "$applied_tree" ]; then
+	if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
 		die "kernel/patches changed, and $KREL has commits that are not in it. Export them first ('make patch'), or move them onto the new series: git -C $KREL rebase --onto refs/saakm/series refs/saakm/applied ; or drop them: git -C $KREL reset --hard refs/saakm/applied"
 	fi
 	changed=$(kgit diff --name-only HEAD "$target" | wc -l)

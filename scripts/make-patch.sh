@@ -48,7 +48,6 @@ if kgit log --format=%s pristine..HEAD | grep -qE '^(fixup|squash|amend)! '; the
 		[ -e "$KDIR/$f" ] && touch -m -d "@$ts" "$KDIR/$f"
 	done <"$mtimes"
 	rm -f "$mtimes"
-	kgit update-ref refs/saakm/applied HEAD
 fi
 if [ -n "$dirty" ]; then
 	log "patch: warning: uncommitted edits in $KREL are not exported:"
@@ -84,8 +83,11 @@ shopt -u nullglob
 got=$(series_commit "$KDIR" "${series[@]}")
 [ "$(kgit rev-parse "$got^{tree}")" = "$(kgit rev-parse HEAD^{tree})" ] ||
 	die "kernel/patches applied to pristine does not give $KREL's HEAD"
+# HEAD becomes the series' own commits (same tree, so no file and no
+# uncommitted edit changes): the next 'make kernel' finds them applied.
+kgit reset -q --soft "$got"
 kgit update-ref refs/saakm/series "$got"
-kgit update-ref refs/saakm/applied HEAD
+kgit update-ref refs/saakm/applied "$got"
 log "patch: kernel/patches: $n patch(es) from pristine..HEAD, $updated file(s) written or removed; verified: applied to pristine they give HEAD"
 
 # --- build/saakm-6.12.patch ---------------------------------------------------
