@@ -20,14 +20,17 @@ KDIR    := $(BUILD)/linux
 # Module directories: every policies/*/ and tests/modules/*/ with a Kbuild or Makefile.
 MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/Makefile \
 			tests/modules/*/Kbuild tests/modules/*/Makefile))))
-# C guest tests: tests/guest/t_foo.c -> build/tests/t_foo
-TESTSRC := $(wildcard tests/guest/t_*.c)
-TESTBIN := $(patsubst tests/guest/%.c,$(BUILD)/tests/%,$(TESTSRC))
+# C guest tests: tests/guest/t_foo.c (SaaKM) and tests/harness/guest/t_foo.c
+# (the harness's own) -> build/tests/t_foo
+TESTSRC := $(wildcard tests/guest/t_*.c tests/harness/guest/t_*.c)
+TESTBIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TESTSRC))))
 # The user-space ABI header <linux/saakm.h> is added by the kernel patch
 # series; user space (tests, tools, bench) gets a copy of just that header from
 # the kernel tree, so libc's other <linux/*.h> stay the ones in use.
 UAPI    := $(BUILD)/uapi
 UAPI_H  := $(UAPI)/linux/saakm.h
+TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/lib/saakm.c \
+	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
@@ -78,10 +81,16 @@ $(KDIR)/include/uapi/linux/saakm.h:
 
 test-progs: $(TESTBIN) bench-progs
 
-$(BUILD)/tests/%: tests/guest/%.c tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h $(UAPI_H)
+# Each test links libsaakm's source: /proc/saakm is parsed there only.
+$(BUILD)/tests/%: tests/guest/%.c $(TESTDEPS)
 	@mkdir -p $(@D)
 	@echo "test-progs: $@"
-	@$(CC) $(TESTCFLAGS) -o $@ $<
+	@$(CC) $(TESTCFLAGS) -o $@ $< tools/lib/saakm.c
+
+$(BUILD)/tests/%: tests/harness/guest/%.c $(TESTDEPS)
+	@mkdir -p $(@D)
+	@echo "test-progs: $@"
+	@$(CC) $(TESTCFLAGS) -o $@ $< tools/lib/saakm.c
 
 # A module or C test that does not build fails its tests, not the whole run.
 test: kernel tools

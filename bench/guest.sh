@@ -119,19 +119,22 @@ esac
 fifo_ko=${BENCH_FIFO_KO:-$root/policies/fifo/saakm_fifo.ko}
 null_ko=${BENCH_NULL_KO:-$root/bench/nullpol/saakm_nullpol.ko}
 ext_pid=
-nr_policies() { _n=$(grep -c '^ *[0-9]' /proc/saakm/policies 2>/dev/null); echo "${_n:-0}"; }
+# /proc/saakm is read through the saakm CLI (libsaakm's parser)
+saakm_cli=$root/build/tools/saakm
+has_policy() { "$saakm_cli" get policies "$1" id >/dev/null 2>&1; }
+nr_policies() { _n=$("$saakm_cli" list 2>/dev/null | grep -c '^[0-9]'); echo "${_n:-0}"; }
 fifo_was_loaded=
-grep -qw fifo /proc/saakm/policies 2>/dev/null && fifo_was_loaded=1
+has_policy fifo && fifo_was_loaded=1
 load_fifo() {
-	grep -qw fifo /proc/saakm/policies 2>/dev/null && return 0
+	has_policy fifo && return 0
 	insmod "$fifo_ko" || fail "insmod $fifo_ko"
 }
 # set_policies N: saakm_fifo loaded, with N-1 idle policies registered before it
 set_policies() {
-	if [ "$1" -gt 1 ] && ! grep -qw null0 /proc/saakm/policies; then
+	if [ "$1" -gt 1 ] && ! has_policy null0; then
 		rmmod saakm_fifo 2>/dev/null
 		insmod "$null_ko" count=$(($1 - 1)) || fail "insmod $null_ko"
-	elif [ "$1" -le 1 ] && grep -qw null0 /proc/saakm/policies; then
+	elif [ "$1" -le 1 ] && has_policy null0; then
 		rmmod saakm_nullpol || fail "rmmod saakm_nullpol"
 	fi
 	load_fifo
@@ -141,7 +144,7 @@ ext_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
 
 if has saakm || has saakm1 || has saakm8 || has eevdf || has ext; then
 	load_fifo
-	say "loaded saakm_fifo: $(tr '\n' ';' </proc/saakm/policies)"
+	say "loaded saakm_fifo: $("$saakm_cli" list | tr '\n' ';')"
 fi
 if has ext || has eevdf; then
 	"$B/ext_fifo" >"$out/ext_fifo.log" 2>&1 &
@@ -215,9 +218,9 @@ if [ -n "$ext_pid" ]; then
 	kill -INT "$ext_pid"
 	wait "$ext_pid"
 fi
-grep -qw null0 /proc/saakm/policies 2>/dev/null && rmmod saakm_nullpol
+has_policy null0 && rmmod saakm_nullpol
 # leave the guest as we found it (the smoke test runs inside the test suite)
-[ -n "$fifo_was_loaded" ] || ! grep -qw fifo /proc/saakm/policies 2>/dev/null || rmmod saakm_fifo
+[ -n "$fifo_was_loaded" ] || ! has_policy fifo || rmmod saakm_fifo
 echo "guest_seconds=$(( $(date +%s) - t0 ))" >>"$out/env.txt"
 say "all runs done; $(awk -F'\t' 'NR > 1 && $5 != 1' "$out/runs.tsv" | wc -l) rejected"
 echo done >"$out/done"

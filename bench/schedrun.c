@@ -45,24 +45,12 @@ static int want_policy, want_id;
 static long samples, threads, bad;
 static char first_bad[128];
 
+/* A policy name or id to its id (libsaakm parses /proc/saakm); -1 if not loaded. */
 static int saakm_lookup(const char *name)
 {
-	char line[256], n[128];
-	int id, found = -1;
-	FILE *f;
+	int id = saakm_policy_id(name);
 
-	if (name[0] >= '0' && name[0] <= '9')
-		return atoi(name);
-	f = fopen("/proc/saakm/policies", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %127s", &id, n) == 2 && !strcmp(n, name)) {
-			found = id;
-			break;
-		}
-	fclose(f);
-	return found;
+	return id > 0 ? id : -1;
 }
 
 static double now(void)

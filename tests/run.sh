@@ -5,13 +5,16 @@
 #                [--topology S,C,T]
 #
 # 1. builds the kernel, modules and C tests (make), unless --no-build
-# 2. runs the host tests tests/host/t_*.sh
+# 2. runs the host tests tests/host/t_*.sh and tests/harness/host/t_*.sh
 # 3. boots ONE guest that runs tests/guest/run-suite.sh, which writes TAP
 #    results into build/results/<run>/ (shared read-write with the guest)
 # 4. prints one line per test and "N passed, N failed, N skipped"
 #
 # -t selects tests whose name contains SUBSTRING (repeatable); opt-in tests
-# (tagged "# saakm-test: opt-in") run only when selected this way.
+# (tagged "# saakm-test: opt-in") run only when selected this way
+# (tests/guest/select.sh, shared with the guest's run-suite.sh). The
+# harness's own tests live in tests/harness/{host,guest}/ and run with the
+# SaaKM tests, under their own names.
 # A guest that dies or times out fails every test that has no result; a
 # kernel problem in the console log (WARNING, BUG, lockdep, ...) is a failed
 # "guest_console" test. --topology gives the guest S sockets of C cores of
@@ -23,6 +26,7 @@
 # scale variables below are passed into the guest.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/guest/select.sh"
 
 sel=()
 build=1
@@ -42,7 +46,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--topology) topology=$2; shift ;;
-	-h | --help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N] [--topology S,C,T]" >&2; exit 2 ;;
 	esac
 	shift
@@ -72,13 +76,7 @@ passed=0 failed=0 skipped=0
 failures=()
 
 is_selected() { # name opt_in
-	if [ ${#sel[@]} -eq 0 ]; then
-		[ "$2" = 0 ]
-		return
-	fi
-	local p
-	for p in "${sel[@]}"; do [[ $1 == *"$p"* ]] && return 0; done
-	return 1
+	saakm_selected "$1" "$2" ${sel[@]+"${sel[@]}"}
 }
 
 # verdict STATUS NAME [DETAIL]: print one line and count it
@@ -95,15 +93,14 @@ show_log() { # file: the end of a failed test's output, indented
 }
 
 # --- host tests -------------------------------------------------------------------
-for f in "$SAAKM_ROOT"/tests/host/t_*.sh; do
+for f in "$SAAKM_ROOT"/tests/host/t_*.sh "$SAAKM_ROOT"/tests/harness/host/t_*.sh; do
 	[ -f "$f" ] && [ -n "$host" ] || continue
-	name=$(basename "$f" .sh)
-	name=${name#t_}
+	name=$(saakm_test_name "$f")
 	opt_in=0
-	grep -q 'saakm-test: opt-in' "$f" && opt_in=1
+	saakm_tag "$f" opt-in >/dev/null && opt_in=1
 	# host tests tagged debug-only run in the debug pass, and only there
 	debug_only=
-	grep -q 'saakm-test: debug-only' "$f" && debug_only=debug
+	saakm_tag "$f" debug-only >/dev/null && debug_only=debug
 	[ "$debug_only" = "${KERNEL_VARIANT:-}" ] || continue
 	is_selected "$name" "$opt_in" || continue
 	log=$res/host-$name.log
@@ -119,29 +116,28 @@ done
 
 # --- guest tests --------------------------------------------------------------------
 # a C test whose binary is missing did not compile: it fails without a boot
-for f in "$SAAKM_ROOT"/tests/guest/t_*.c; do
+for f in "$SAAKM_ROOT"/tests/guest/t_*.c "$SAAKM_ROOT"/tests/harness/guest/t_*.c; do
 	[ -f "$f" ] || continue
 	name=$(basename "$f" .c)
 	[ -x "$BUILD_DIR/tests/$name" ] && [ "$BUILD_DIR/tests/$name" -nt "$f" ] && continue
 	name=${name#t_}
 	opt_in=0
-	grep -q 'saakm-test: opt-in' "$f" && opt_in=1
+	saakm_tag "$f" opt-in >/dev/null && opt_in=1
 	is_selected "$name" "$opt_in" && verdict fail "$name" "did not compile (make test-progs)"
 done
 guest_tests=()
-for f in "$SAAKM_ROOT"/tests/guest/t_*.sh "$BUILD_DIR"/tests/t_*; do
+for f in "$SAAKM_ROOT"/tests/guest/t_*.sh "$SAAKM_ROOT"/tests/harness/guest/t_*.sh "$BUILD_DIR"/tests/t_*; do
 	[ -f "$f" ] || continue
 	case $f in *.c | *.o | *.d) continue ;; esac
 	# a stale binary whose source is gone or newer is not run
 	case $f in "$BUILD_DIR"/tests/*)
 		src=$SAAKM_ROOT/tests/guest/$(basename "$f").c
+		[ -f "$src" ] || src=$SAAKM_ROOT/tests/harness/guest/$(basename "$f").c
 		[ -f "$src" ] && [ "$f" -nt "$src" ] || continue ;;
 	esac
-	name=$(basename "$f")
-	name=${name#t_}
-	name=${name%.sh}
+	name=$(saakm_test_name "$f")
 	opt_in=0
-	grep -a -q 'saakm-test: opt-in' "$f" && opt_in=1
+	saakm_tag "$f" opt-in >/dev/null && opt_in=1
 	is_selected "$name" "$opt_in" && guest_tests+=("$name")
 done
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * saakm(1): list SaaKM scheduling policies and move tasks onto them, like
- * chrt(1) for SCHED_SAAKM. Built on libsaakm (tools/lib). Run 'saakm help'.
+ * chrt(1) for SCHED_SAAKM, and show what /proc/saakm says (through libsaakm's
+ * parser: scripts and shell tests read /proc/saakm with 'saakm get').
+ * Built on libsaakm (tools/lib). Run 'saakm help'.
  * Exit status: 0 on success, 1 on failure, 2 on a usage error.
  */
 #define _GNU_SOURCE
@@ -20,6 +22,8 @@ static const char usage_text[] =
 "       saakm set -p NAME|ID [--reset-on-fork] [--nice N] [--attr FILE] PID...\n"
 "       saakm show PID...\n"
 "       saakm events [NAME]\n"
+"       saakm cpus [NAME]\n"
+"       saakm get policies|events|errors|cpus NAME [KEY]\n"
 "       saakm help\n";
 
 static const char help_text[] =
@@ -29,6 +33,10 @@ static const char help_text[] =
 "  set     move the given tasks onto the policy\n"
 "  show    print each task's scheduling policy\n"
 "  events  per-policy event counters (from /proc/saakm/events)\n"
+"  cpus    per-CPU queue lengths and picks of each policy (/proc/saakm/cpus)\n"
+"  get     one field of policy NAME's record in a /proc/saakm file, or with\n"
+"          no KEY its whole record as KEY=VALUE lines; exit 1 if absent\n"
+"          (for scripts: 'saakm get policies fifo state')\n"
 "\n"
 "  -p, --policy NAME|ID  the policy, by name or id (see 'saakm list')\n"
 "  -r, --reset-on-fork   children of the task do not inherit the policy\n"
@@ -74,61 +82,152 @@ static int parse_int(const char *s, long min, long max, long *val)
 	return !*s || *end || errno || *val < min || *val > max ? -1 : 0;
 }
 
+static int list_error(const struct saakm_record *rec, void *arg)
+{
+	const char *name = saakm_record_get(rec, "name");
+	const char *kind = saakm_record_get(rec, "kind");
+	const char *reason = saakm_record_get(rec, "reason");
+
+	(void)arg;
+	printf("ejected: %s (%s): %s\n", name ? name : "?", kind ? kind : "?",
+	       reason ? reason : "");
+	return 0;
+}
+
 static int cmd_list(void)
 {
 	struct saakm_policy_info pi[256];
-	char line[512];
 	int i, n;
-	FILE *f;
 
 	n = saakm_list(pi, 256);
 	if (n < 0)
 		return policy_error(NULL, n);
-	printf("%-4s  %-20s  %6s  %s\n", "ID", "NAME", "TASKS", "STATE");
+	printf("%-4s  %-20s  %6s  %-9s  %4s  %10s  %10s  %s\n", "ID", "NAME", "TASKS",
+	       "STATE", "SLOT", "BALANCE_MS", "TIMEOUT_MS", "UNPRIVILEGED");
 	for (i = 0; i < n && i < 256; i++)
-		printf("%-4d  %-20s  %6d  %s\n", pi[i].id, pi[i].name, pi[i].tasks,
-		       pi[i].state);
+		printf("%-4d  %-20s  %6d  %-9s  %4d  %10d  %10d  %s\n", pi[i].id, pi[i].name,
+		       pi[i].tasks, pi[i].state, pi[i].slot, pi[i].balance_ms, pi[i].timeout_ms,
+		       pi[i].unprivileged > 0 ? "yes" : "no");
 	if (!n)
 		printf("(no SaaKM policy is loaded: insmod a policy module)\n");
-	f = saakm_proc_fopen("errors");
-	while (f && fgets(line, sizeof(line), f))
-		printf("ejected: %s", line);
-	if (f)
-		fclose(f);
+	saakm_proc_each("errors", list_error, NULL);
+	return 0;
+}
+
+struct events_arg {
+	const char *name;		/* NULL: every policy */
+	int found;
+};
+
+static int events_one(const struct saakm_record *rec, void *arg)
+{
+	struct events_arg *ea = arg;
+	const char *name = saakm_record_get(rec, "name");
+
+	if (!name || (ea->name && strcmp(name, ea->name)))
+		return 0;
+	if (!ea->name)
+		printf("%s%s\n", ea->found ? "\n" : "", name);
+	ea->found++;
+	for (int i = 0; i < rec->nr; i++)
+		if (strcmp(rec->key[i], "name"))
+			printf("%s%-24s %s\n", ea->name ? "" : "  ", rec->key[i], rec->val[i]);
 	return 0;
 }
 
 static int cmd_events(int argc, char **argv)
 {
-	char line[4096], *name, *tok, *save;
-	int found = 0;
-	FILE *f;
+	struct events_arg ea = { argc == 2 ? argv[1] : NULL, 0 };
+	int ret;
 
 	if (argc > 2)
 		return usage("events takes at most one policy name", NULL);
-	f = saakm_proc_fopen("events");
-	if (!f)
-		return policy_error(NULL, errno == ENOENT ? -ENOSYS : -errno);
-	while (fgets(line, sizeof(line), f)) {
-		name = strtok_r(line, " \t\n", &save);
-		if (!name || (argc == 2 && strcmp(name, argv[1])))
-			continue;
-		if (argc < 2)
-			printf("%s%s\n", found ? "\n" : "", name);
-		found++;
-		while ((tok = strtok_r(NULL, " \t\n", &save))) {
-			char *eq = strchr(tok, '=');
-
-			if (eq)
-				*eq++ = '\0';
-			printf("%s%-24s %s\n", argc < 2 ? "  " : "", tok, eq ? eq : "");
-		}
-	}
-	fclose(f);
-	if (argc == 2 && !found)
-		return policy_error(argv[1], -ENOENT);
-	if (!found)
+	ret = saakm_proc_each("events", events_one, &ea);
+	if (ret < 0)
+		return policy_error(NULL, ret);
+	if (ea.name && !ea.found)
+		return policy_error(ea.name, -ENOENT);
+	if (!ea.found)
 		printf("(no SaaKM policy is loaded)\n");
+	return 0;
+}
+
+static int cmd_cpus(int argc, char **argv)
+{
+	struct saakm_cpu_info ci[1024];
+	const char *name = argc == 2 ? argv[1] : NULL;
+	int i, n;
+
+	if (argc > 2)
+		return usage("cpus takes at most one policy name", NULL);
+	n = saakm_cpus(name, ci, 1024);
+	if (n < 0)
+		return policy_error(NULL, n);
+	if (name && !n)
+		return policy_error(name, -ENOENT);
+	printf("%-4s  %-20s  %6s  %6s  %10s\n", "CPU", "NAME", "READY", "PARKED", "PICKS");
+	for (i = 0; i < n && i < 1024; i++)
+		printf("%-4d  %-20s  %6lld  %6lld  %10lld\n", ci[i].cpu, ci[i].name,
+		       ci[i].ready, ci[i].parked, ci[i].picks);
+	if (!n)
+		printf("(no SaaKM policy is loaded)\n");
+	return 0;
+}
+
+struct get_arg {
+	const char *name, *key;
+	int found, missing;
+};
+
+static int get_one(const struct saakm_record *rec, void *arg)
+{
+	struct get_arg *ga = arg;
+	const char *name = saakm_record_get(rec, "name"), *val;
+
+	if (!name || strcmp(name, ga->name))
+		return 0;
+	ga->found++;
+	if (!ga->key) {
+		for (int i = 0; i < rec->nr; i++)
+			printf("%s=%s\n", rec->key[i], rec->val[i]);
+		return 0;
+	}
+	val = saakm_record_get(rec, ga->key);
+	if (val)
+		printf("%s\n", val);
+	else
+		ga->missing++;
+	return 0;
+}
+
+/* saakm get FILE NAME [KEY]: every record of NAME (cpus has one per CPU) */
+static int cmd_get(int argc, char **argv)
+{
+	static const char *const files[] = { "policies", "events", "errors", "cpus" };
+	struct get_arg ga = { argc > 2 ? argv[2] : NULL, argc > 3 ? argv[3] : NULL, 0, 0 };
+	size_t i;
+	int ret;
+
+	if (argc < 3 || argc > 4)
+		return usage("get needs a file, a policy name and at most one key", NULL);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (!strcmp(argv[1], files[i]))
+			break;
+	if (i == sizeof(files) / sizeof(files[0]))
+		return usage("get: unknown file '%s' (policies, events, errors, cpus)", argv[1]);
+	ret = saakm_proc_each(argv[1], get_one, &ga);
+	if (ret < 0)
+		return policy_error(NULL, ret);
+	if (!ga.found) {
+		if (strcmp(argv[1], "errors"))
+			return policy_error(ga.name, -ENOENT);
+		fprintf(stderr, "saakm: policy '%s' has no error\n", ga.name);
+		return 1;
+	}
+	if (ga.missing) {
+		fprintf(stderr, "saakm: no key '%s' in %s of '%s'\n", ga.key, argv[1], ga.name);
+		return 1;
+	}
 	return 0;
 }
 
@@ -273,5 +372,9 @@ int main(int argc, char **argv)
 		return cmd_show(argc - 1, argv + 1);
 	if (!strcmp(cmd, "events"))
 		return cmd_events(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cpus"))
+		return cmd_cpus(argc - 1, argv + 1);
+	if (!strcmp(cmd, "get"))
+		return cmd_get(argc - 1, argv + 1);
 	return usage("unknown command '%s'", cmd);
 }

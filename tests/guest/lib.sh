@@ -1,4 +1,6 @@
-# TAP helpers for in-guest test scripts. Source it from a t_*.sh script:
+# Helpers for in-guest test scripts: TAP (from tap.sh), waits, the kernel
+# log since the test started, /proc/saakm through the saakm CLI, and a
+# cleanup that always runs. Source it from a t_*.sh script:
 #
 #   #!/bin/sh
 #   . "$(dirname "$0")/lib.sh"
@@ -19,39 +21,8 @@
 # restores what sysfs_set changed.
 # shellcheck shell=sh
 
-TAP_N=0
-TAP_FAILED=0
-TAP_PASSED=0
-TAP_SKIPPED=0
-
-ok() {
-	TAP_N=$((TAP_N + 1)); TAP_PASSED=$((TAP_PASSED + 1))
-	echo "ok $TAP_N $1"
-}
-
-not_ok() {
-	TAP_N=$((TAP_N + 1)); TAP_FAILED=$((TAP_FAILED + 1))
-	echo "not ok $TAP_N $1${2:+ # $2}"
-}
-
-skip() {
-	TAP_N=$((TAP_N + 1)); TAP_SKIPPED=$((TAP_SKIPPED + 1))
-	echo "ok $TAP_N $1 # SKIP${2:+ $2}"
-}
-
-# check DESC COMMAND...: ok if COMMAND succeeds, not ok (with its output) if not.
-check() {
-	_desc=$1; shift
-	if _out=$("$@" 2>&1); then
-		ok "$_desc"
-	else
-		echo "$_out" | sed 's/^/# /'
-		not_ok "$_desc" "'$*' failed"
-	fi
-}
-
-# diag TEXT: a comment line, shown with the test's output on failure.
-diag() { echo "# $*"; }
+# The TAP functions (ok, not_ok, skip, check, check_not, diag, done_testing).
+. "${SAAKM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/guest/tap.sh"
 
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds. Under -icount the
 # guest clock is virtual, so wait on states rather than sleeping blindly.
@@ -89,10 +60,33 @@ saakm_log_clean() {
 	fi
 }
 
-# policy_state NAME: the state column of policy NAME in /proc/saakm/policies
+# /proc/saakm is read only through libsaakm: here through the saakm CLI
+# (build/tools/saakm, `make tools`), never with grep or awk.
+SAAKM_CLI=${SAAKM_CLI:-$SAAKM_ROOT/build/tools/saakm}
+
+# policy_state NAME: the state of policy NAME in /proc/saakm/policies
 # ("enabled", "disabling", "ejected"); nothing if it is not listed.
-policy_state() {
-	awk -v p="$1" '$2 == p { print $4 }' /proc/saakm/policies 2>/dev/null
+policy_state() { "$SAAKM_CLI" get policies "$1" state 2>/dev/null; }
+
+# policy_error NAME: "KIND: REASON" of policy NAME in /proc/saakm/errors;
+# nothing if it has none.
+policy_error() {
+	_kind=$("$SAAKM_CLI" get errors "$1" kind 2>/dev/null) || return 1
+	echo "$_kind: $("$SAAKM_CLI" get errors "$1" reason)"
+}
+
+# event_count NAME KEY: counter KEY ("new_place", ..., "bad_transitions")
+# of policy NAME in /proc/saakm/events; nothing if absent.
+event_count() { "$SAAKM_CLI" get events "$1" "$2" 2>/dev/null; }
+
+# policy_tasks NAME: tasks attached to policy NAME; nothing if it is not listed.
+policy_tasks() { "$SAAKM_CLI" get policies "$1" tasks 2>/dev/null; }
+
+# events_total NAME: the sum of policy NAME's event counters (not
+# bad_transitions); 0 if it is not listed.
+events_total() {
+	"$SAAKM_CLI" get events "$1" 2>/dev/null |
+		awk -F= '$1 != "name" && $1 != "bad_transitions" { s += $2 } END { print s + 0 }'
 }
 
 # --- cleanup ----------------------------------------------------------------------
@@ -152,10 +146,3 @@ _saakm_exit() {
 trap _saakm_exit EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
-
-done_testing() {
-	echo "1..$TAP_N"
-	if [ "$TAP_FAILED" -gt 0 ]; then exit 1; fi
-	if [ "$TAP_PASSED" -eq 0 ] && [ "$TAP_SKIPPED" -gt 0 ]; then exit 4; fi
-	exit 0
-}

@@ -72,58 +72,79 @@ static inline int saakm_id_of(pid_t pid)
 	return a.sched_policy == SCHED_SAAKM ? (int)a.sched_saakm_id : 0;
 }
 
-/* The line of policy @name in /proc/saakm/policies: 0 if found, -1 if not. */
-static inline int policy_line(const char *name, int *id, int *tasks)
-{
-	char line[256], pname[64];
-	int i, t, found = -1;
-	FILE *f = fopen("/proc/saakm/policies", "r");
+/*
+ * /proc/saakm is parsed only by libsaakm (tools/lib/saakm.c, linked into
+ * every test): these are the tests' shorthands for its helpers.
+ */
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %d", &i, pname, &t) == 3 && !strcmp(pname, name)) {
-			*id = i;
-			*tasks = t;
-			found = 0;
-		}
-	fclose(f);
-	return found;
-}
-
-/* State column ("enabled", "disabling", "ejected") of @name; -1 if absent. */
+/* State ("enabled", "disabling", "ejected") of policy @name; -1 if absent. */
 static inline int policy_state(const char *name, char *state, size_t len)
 {
-	char line[256], pname[64], st[32];
-	int i, t, found = -1;
-	FILE *f = fopen("/proc/saakm/policies", "r");
+	struct saakm_policy_info pi;
 
-	if (!f)
+	if (saakm_policy_get(name, &pi))
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d %63s %d %31s", &i, pname, &t, st) == 4 &&
-		    !strcmp(pname, name)) {
-			snprintf(state, len, "%s", st);
-			found = 0;
-		}
-	fclose(f);
-	return found;
+	snprintf(state, len, "%s", pi.state);
+	return 0;
 }
 
 /* Id of the policy named @name, -1 if absent. */
 static inline int policy_id(const char *name)
 {
-	int id = -1, tasks = -1;
+	struct saakm_policy_info pi;
 
-	return policy_line(name, &id, &tasks) ? -1 : id;
+	return saakm_policy_get(name, &pi) ? -1 : pi.id;
 }
 
 /* Number of tasks attached to @name, -1 if absent. */
 static inline int policy_tasks(const char *name)
 {
-	int id = -1, tasks = -1;
+	int n = saakm_policy_tasks(name);
 
-	return policy_line(name, &id, &tasks) ? -1 : tasks;
+	return n < 0 ? -1 : n;
+}
+
+/* True if policy @name is listed and enabled. */
+static inline int policy_enabled(const char *name)
+{
+	struct saakm_policy_info pi;
+
+	return !saakm_policy_get(name, &pi) && pi.state_id == SAAKM_POLICY_ENABLED;
+}
+
+/* "KIND: REASON" of policy @name in /proc/saakm/errors into @buf; -1 if none. */
+static inline int policy_error(const char *name, char *buf, size_t len)
+{
+	struct saakm_error err;
+
+	if (saakm_error_get(name, &err))
+		return -1;
+	/* a reason too long for @buf is cut */
+	return snprintf(buf, len, "%s: %s", err.kind, err.reason) < 0 ? -1 : 0;
+}
+
+/* Counter @key of policy @name in /proc/saakm/events; -1 if absent. */
+static inline long long event_count(const char *name, const char *key)
+{
+	long long n = saakm_event_count(name, key);
+
+	return n < 0 ? -1 : n;
+}
+
+/* Print policy @name's non-zero event counters as a "# " comment line. */
+static inline void print_events(const char *name)
+{
+	struct saakm_events ev;
+
+	if (saakm_events_get(name, &ev)) {
+		printf("# events of %s: none\n", name);
+		return;
+	}
+	printf("# events of %s:", name);
+	for (int i = 0; i < SAAKM_NR_EVENTS; i++)
+		if (ev.count[i] > 0)
+			printf(" %s=%lld", saakm_event_names[i], ev.count[i]);
+	printf(" bad_transitions=%lld\n", ev.bad_transitions);
 }
 
 /*
@@ -316,6 +337,39 @@ static inline int reap_all_within(pid_t *pids, int n, double limit_s, int *exite
 }
 
 /*
+ * reap_within() for a child whose pid the test keeps in *@pid: 1 once it
+ * is reaped (or already was: *@pid <= 0), *@pid then being 0, so that a
+ * reaped pid is never waited for again; 0 if it still runs after @limit_s.
+ * @status may be NULL.
+ */
+static inline int reap_pid(pid_t *pid, double limit_s, int *status)
+{
+	if (*pid <= 0)
+		return 1;
+	if (reap_within(*pid, limit_s, status) == -ETIMEDOUT)
+		return 0;
+	*pid = 0;
+	return 1;
+}
+
+/*
+ * Stop child *@pid, which was told to stop (or ends by itself): wait up to
+ * @grace_s for it, then SIGKILL it and wait 5 s more.
+ * Return: 0 if it ended by itself, 1 if it was killed, -1 if it is still
+ * there (the cleanup at exit tries again).
+ */
+static inline int stop_child(pid_t *pid, double grace_s)
+{
+	if (reap_pid(pid, grace_s, NULL))
+		return 0;
+	kill(*pid, SIGKILL);
+	if (reap_pid(pid, 5, NULL))
+		return 1;
+	printf("# child %d still there after SIGKILL\n", *pid);
+	return -1;
+}
+
+/*
  * delete_module(@module) from a child, so that an unload that never returns
  * fails the test instead of hanging it: 0, -errno, or -ETIMEDOUT after
  * @limit_s (the child is then left stuck in the kernel). The time the
@@ -431,27 +485,16 @@ static inline int reaped_ok(pid_t pid)
 }
 
 /*
- * Milliseconds until /proc/saakm/errors names policy @name, with its reason
- * copied to @reason; -1 after @limit_ms.
+ * Milliseconds until /proc/saakm/errors names policy @name, with
+ * "KIND: REASON" copied to @reason; -1 after @limit_ms.
  */
 static inline long wait_ejected(const char *name, char *reason, size_t len, long limit_ms)
 {
-	size_t n = strlen(name);
 	double t0 = now_s();
 
 	while ((now_s() - t0) * 1000 < limit_ms) {
-		char line[256];
-		FILE *f = fopen("/proc/saakm/errors", "r");
-
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, name, n) && line[n] == ' ') {
-				snprintf(reason, len, "%s", line + n + 1);
-				reason[strcspn(reason, "\n")] = 0;
-				fclose(f);
-				return (long)((now_s() - t0) * 1000);
-			}
-		if (f)
-			fclose(f);
+		if (!policy_error(name, reason, len))
+			return (long)((now_s() - t0) * 1000);
 		usleep(5000);
 	}
 	return -1;
@@ -494,6 +537,61 @@ static inline int pin_to(pid_t pid, int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(pid, sizeof(set), &set) ? -errno : 0;
+}
+
+/* CPU time of the calling thread, in ns. */
+static inline long long thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Pin-and-spin workers, for forked children.
+ *
+ * spin_pinned(): pin the caller to @cpu, join policy @id (0: stay in its
+ * class) and report the result in *@joined (1, or -errno; may be NULL),
+ * then spin until *stop (stop_init()) or for @secs at most.
+ * Return: 0, or 1 if it could not be pinned or join.
+ */
+static volatile int *stop;
+
+static inline int spin_pinned(int cpu, int id, double secs, volatile int *joined)
+{
+	double end = now_s() + secs;
+	int ret = pin_to(0, cpu);
+
+	if (!ret && id)
+		ret = saakm_join(0, id, 0);
+	if (joined)
+		*joined = ret ? ret : 1;
+	if (ret)
+		return 1;
+	while (!*stop && now_s() < end)
+		;
+	return 0;
+}
+
+/*
+ * rt_spin(): SCHED_FIFO (priority 50) on @cpu, spinning for @secs: it
+ * always ends by itself. *@started is set once it runs as RT, *@done when
+ * it is about to end. Return: 0, or 1 if it could not become RT there.
+ */
+static inline int rt_spin(int cpu, double secs, volatile int *started, volatile int *done)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	double end;
+
+	if (pin_to(0, cpu) || sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 1;
+	end = now_s() + secs;
+	*started = 1;
+	while (now_s() < end)
+		;
+	*done = 1;
+	return 0;
 }
 
 /* Last CPU @pid ran on (field 39 of /proc/PID/stat), -1 on error. */
@@ -567,13 +665,22 @@ static inline int nr_cpus(void)
  * Workers for forked children: they run until the parent sets *stop, a flag
  * in memory shared across fork (stop_init() maps it).
  */
-static volatile int *stop;
+
+/* @size bytes of zeroed memory shared with the children forked later. */
+static inline void *shared_mem(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		printf("Bail out! mmap of %zu shared bytes: %s\n", size, strerror(errno));
+		exit(1);
+	}
+	return p;
+}
 
 static inline void stop_init(void)
 {
-	stop = mmap(NULL, sizeof(*stop), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	*stop = 0;
+	stop = shared_mem(sizeof(*stop));
 }
 
 /* CPU-bound until stopped. */

@@ -91,13 +91,16 @@ int main(void)
 	pid_t kids[4];
 	int id, ok;
 
+	tap_subtest("load");
 	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
 	TAP_CHECK(id > 0, "fifo loads and is listed in /proc/saakm/policies");
 	if (id <= 0)
 		return tap_done();
 
+	tap_subtest("abi errors");
 	check_errors(id);
 
+	tap_subtest("join");
 	TAP_CHECK(saakm_join(0, id, 0) == 0, "sched_setattr(SCHED_SAAKM, fifo) succeeds");
 	TAP_CHECK(sched_getscheduler(0) == SCHED_SAAKM, "sched_getscheduler() is 8");
 	TAP_CHECK(saakm_id_of(0) == id, "sched_getattr() reports the policy id");
@@ -106,6 +109,7 @@ int main(void)
 		  "VER0 sched_getattr() still works");
 	TAP_CHECK(policy_tasks("fifo") >= 1, "the task is counted in /proc/saakm/policies");
 
+	tap_subtest("fork");
 	TAP_CHECK(policy_of_child() == SCHED_SAAKM, "a child inherits SCHED_SAAKM");
 
 	kids[0] = spawn(cpu_bound, 50000000L);
@@ -117,9 +121,11 @@ int main(void)
 		ok &= reaped_ok(kids[i]);
 	TAP_CHECK(ok, "CPU-bound and sleep/wake children complete under fifo");
 
+	tap_subtest("reset-on-fork");
 	TAP_CHECK(saakm_join(0, id, SAAKM_RESET_ON_FORK) == 0, "set reset-on-fork");
 	TAP_CHECK(policy_of_child() == SCHED_OTHER, "reset-on-fork: the child starts in SCHED_OTHER");
 
+	tap_subtest("leave and unload");
 	TAP_CHECK(saakm_leave(0) == 0 && sched_getscheduler(0) == SCHED_OTHER,
 		  "back to SCHED_OTHER");
 	TAP_CHECK(policy_tasks("fifo") == 0, "no task left on fifo");

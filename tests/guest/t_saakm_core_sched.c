@@ -98,25 +98,6 @@ static int smt_pair(void)
 	return !strcmp(buf, "0-1") || !strcmp(buf, "0,1");
 }
 
-/* Wait up to @secs for child *@pid; 1 once reaped (then *@pid is 0). */
-static int reap_by(pid_t *pid, double secs)
-{
-	double end = now_s() + secs;
-
-	if (*pid <= 0)
-		return 1;
-	do {
-		pid_t r = waitpid(*pid, NULL, WNOHANG);
-
-		if (r == *pid || (r < 0 && errno == ECHILD)) {
-			*pid = 0;
-			return 1;
-		}
-		usleep(20000);
-	} while (now_s() < end);
-	return 0;
-}
-
 /* rmmod in a child, so a drain that never ends cannot hang the test. */
 static int rmmod_by(const char *module, double secs)
 {
@@ -147,10 +128,10 @@ static void teardown(int report)
 	if (stop)
 		*stop = 1;
 	for (i = 0; i < NR_TASKS; i++)
-		if (!reap_by(&pids[i], 3))
+		if (!reap_pid(&pids[i], 3, NULL))
 			kill(pids[i], SIGKILL);
 	for (i = 0; i < NR_TASKS; i++)
-		if (!reap_by(&pids[i], 2))
+		if (!reap_pid(&pids[i], 2, NULL))
 			left++;
 	if (left)
 		printf("# %d children did not exit after SIGKILL\n", left);
@@ -161,7 +142,7 @@ static void teardown(int report)
 		if (report)
 			TAP_CHECK(ret == 0, "rmmod saakm_fifo");
 		for (i = 0; i < NR_TASKS; i++)
-			if (!reap_by(&pids[i], 5))
+			if (!reap_pid(&pids[i], 5, NULL))
 				printf("# child %d still not reaped\n", pids[i]);
 	}
 	memset(pids, 0, sizeof(pids));
@@ -196,9 +177,7 @@ int main(void)
 	}
 
 	stop_init();
-	rep = mmap(NULL, sizeof(*rep) * NR_TASKS, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	memset(rep, 0, sizeof(*rep) * NR_TASKS);
+	rep = shared_mem(sizeof(*rep) * NR_TASKS);
 	atexit(cleanup);
 
 	policy = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
@@ -264,7 +243,7 @@ int main(void)
 			tap_not_ok(desc, "task %d runtime %lld -> %lld -> %lld ns", pids[i],
 				   r[0][i], r[1][i], r[2][i]);
 	}
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	teardown(1);
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");

@@ -40,7 +40,7 @@ int main(void)
 	t0 = now_s();
 	while (now_s() - t0 < 3 && !ejected) {
 		policy_state("fifo", state, sizeof(state));
-		ejected = !strcmp(state, "ejected");
+		ejected = !strcmp(state, saakm_policy_state_names[SAAKM_POLICY_EJECTED]);
 	}
 	TAP_CHECK(ejected, "fifo ejected");
 
@@ -51,7 +51,7 @@ int main(void)
 	t0 = now_s();
 	while (now_s() - t0 < 30 && (r = waitpid(rm, &status, WNOHANG)) == 0) {
 		policy_state("fifo", state, sizeof(state));
-		if (!strcmp(state, "disabling")) {
+		if (!strcmp(state, saakm_policy_state_names[SAAKM_POLICY_DISABLING])) {
 			disabling = 1;
 			printf("# fifo shown as 'disabling' %.0f ms into rmmod\n",
 			       (now_s() - t0) * 1000);

@@ -25,32 +25,17 @@ static void cleanup(void)
 		unload_module_within("saakm_faulty", 10, NULL);
 }
 
-/* Value of event @ev on @line of /proc/saakm/events ("name ev=N ev=N ..."). */
-static int event_value(const char *line, const char *ev, unsigned long *val)
-{
-	char key[64];
-	const char *p;
-
-	snprintf(key, sizeof(key), " %s=", ev);
-	p = strstr(line, key);
-	return p && sscanf(p + strlen(key), "%lu", val) == 1 ? 0 : -1;
-}
-
 /* new_prepare and new_place calls the class made to faulty so far. */
 static int policy_counts(unsigned long *prepare, unsigned long *place)
 {
-	FILE *f = fopen("/proc/saakm/events", "r");
-	char line[2048];
-	int ret = -1;
+	long long pr = event_count("faulty", "new_prepare");
+	long long pl = event_count("faulty", "new_place");
 
-	if (!f)
+	if (pr < 0 || pl < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "faulty ", 7))
-			ret = event_value(line, "new_prepare", prepare) ||
-			      event_value(line, "new_place", place) ? -1 : 0;
-	fclose(f);
-	return ret;
+	*prepare = pr;
+	*place = pl;
+	return 0;
 }
 
 /* In the policy: fork NR_FORKS children that check they are SaaKM tasks. */

@@ -73,7 +73,8 @@ static void one_mode(const char *fault, const char *in)
 	policy_state("faulty", state, sizeof(state));
 	printf("# %s: ejected after %ld ms (state %s): %s\n", name, ms, state, reason);
 	snprintf(desc, sizeof(desc), "%s: ejected within timeout + 1 s", name);
-	if (ms >= 0 && ms <= TIMEOUT_MS + 1000 && !strcmp(state, "ejected"))
+	if (ms >= 0 && ms <= TIMEOUT_MS + 1000 &&
+	    !strcmp(state, saakm_policy_state_names[SAAKM_POLICY_EJECTED]))
 		tap_ok(desc);
 	else if (ms < 0)
 		tap_not_ok(desc, "not ejected %d ms after arming, state %s",

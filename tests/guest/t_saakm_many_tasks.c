@@ -206,8 +206,8 @@ int main(void)
 	ret = policy_state("faulty", reason, sizeof(reason));
 	snprintf(desc, sizeof(desc), "faulty still enabled with %d tasks before the fault is armed",
 		 policy_tasks("faulty"));
-	TAP_CHECK(ret == 0 && !strcmp(reason, "enabled"), desc);
-	if (ret || strcmp(reason, "enabled")) {
+	TAP_CHECK(ret == 0 && !strcmp(reason, saakm_policy_state_names[SAAKM_POLICY_ENABLED]), desc);
+	if (ret || strcmp(reason, saakm_policy_state_names[SAAKM_POLICY_ENABLED])) {
 		wait_ejected("faulty", reason, sizeof(reason), 0 + 1);
 		printf("# it was ejected early: %s\n", reason);
 	}

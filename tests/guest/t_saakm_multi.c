@@ -90,7 +90,9 @@ static void rmmod_under_load(void)
 int main(void)
 {
 	stop_init();
+	tap_subtest("two policies");
 	two_policies();
+	tap_subtest("rmmod under load");
 	rmmod_under_load();
 	return tap_done();
 }

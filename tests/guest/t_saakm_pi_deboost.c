@@ -56,14 +56,6 @@ static int my_prio(void)
 	return prio;
 }
 
-static long long thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void *holder(void *unused)
 {
 	double t0;
@@ -139,6 +131,7 @@ int main(void)
 	pthread_mutexattr_t ma;
 	pthread_t h, w;
 	int hj, wj;
+	char why[256] = "";
 
 	if (nr_cpus() < 2) {
 		tap_skip("PI deboost keeps a SaaKM task running", "needs 2 CPUs");
@@ -177,11 +170,12 @@ int main(void)
 	TAP_CHECK(st.still_fifo, "the holder is still in fifo after spinning 6 s");
 	TAP_CHECK(st.spin_ns >= 0.8 * st.spin_s * 1e9,
 		  "the holder kept its CPU after the deboost");
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
-	TAP_CHECK(system("grep -q '^fifo ' /proc/saakm/errors") != 0,
-		  "no error recorded for fifo");
-	system("sed 's/^/# errors: /' /proc/saakm/errors; grep '^fifo' /proc/saakm/events | sed 's/^/# /'");
+	TAP_CHECK(policy_error("fifo", why, sizeof(why)) != 0, "no error recorded for fifo");
+	if (why[0])
+		printf("# error of fifo: %s\n", why);
+	print_events("fifo");
 	cleanup();
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
 	return tap_done();

@@ -13,6 +13,14 @@
 static volatile int done_flag;
 static pid_t tids[NR];
 
+/*
+ * Each thread wakes every 50 ms: 20,000 wakeups a second in all. The debug
+ * kernel under TCG spends several hundred microseconds per wakeup, so there
+ * the threads would saturate both vCPUs and starve the test itself; they
+ * wake every 50 ms times SAAKM_TIMEOUT_SCALE squared instead (800 ms).
+ */
+static useconds_t wake_us = 50000;
+
 /* Sleeps and wakes until done_flag; returns 1 if it then ran in SCHED_NORMAL. */
 static void *thread_fn(void *arg)
 {
@@ -20,7 +28,7 @@ static void *thread_fn(void *arg)
 
 	tids[i] = gettid();
 	while (!done_flag)
-		usleep(50000);
+		usleep(wake_us);
 	return (void *)(long)(sched_getscheduler(0) == SCHED_OTHER);
 }
 
@@ -37,6 +45,7 @@ int main(void)
 	TAP_CHECK(id > 0, "fifo loaded");
 	if (id <= 0)
 		return tap_done();
+	wake_us *= timeout_scale() * timeout_scale();
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	for (long i = 0; i < NR; i++) {

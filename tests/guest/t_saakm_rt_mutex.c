@@ -42,17 +42,7 @@ static int policy, loaded;
 
 static int rt_hog(long ms)
 {
-	struct sched_param sp = { .sched_priority = 50 };
-	double end;
-
-	if (pin_to(0, CPU) || sched_setscheduler(0, SCHED_FIFO, &sp))
-		return 1;
-	end = now_s() + ms / 1000.0;
-	sh->hog_started = 1;
-	while (now_s() < end)
-		;
-	sh->hog_done = 1;
-	return 0;
+	return rt_spin(CPU, ms / 1000.0, &sh->hog_started, &sh->hog_done);
 }
 
 static int start_hog(double secs)
@@ -66,34 +56,10 @@ static int start_hog(double secs)
 	return sh->hog_started ? 0 : -1;
 }
 
-static int reap_by(pid_t pid, double secs, int *status)
-{
-	double end = now_s() + secs;
-
-	while (now_s() < end) {
-		if (waitpid(pid, status, WNOHANG) == pid)
-			return 1;
-		usleep(1000);
-	}
-	return 0;
-}
-
 /* The hog ends by itself: wait for it, kill it only if that fails. */
 static void end_hog(void)
 {
-	if (hog > 0 && !reap_by(hog, EXEC_HOG_S + 2, NULL)) {
-		kill(hog, SIGKILL);
-		reap_by(hog, 3, NULL);
-	}
-	hog = 0;
-}
-
-static long long thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	stop_child(&hog, EXEC_HOG_S + 2);
 }
 
 /* --- 1. a mutex held by a SaaKM thread --- */
@@ -240,7 +206,7 @@ static void test_exec(void)
 		tap_not_ok("exec: the RT hog started", "not within 5 s");
 	t0 = now_s();
 	*stop = 1;
-	done = reap_by(looper, EXEC_LIMIT_S, &status);
+	done = reap_pid(&looper, EXEC_LIMIT_S, &status);
 	waited = now_s() - t0;
 	printf("# exec: %d execs before the hog; the fair parent waited %.2f s%s\n",
 	       sh->execs, waited, done ? "" : " and gave up");
@@ -252,23 +218,15 @@ static void test_exec(void)
 	else
 		tap_ok(EXEC_DESC);
 	end_hog();
-	if (!done && !reap_by(looper, 10, &status)) {
-		kill(looper, SIGKILL);
-		reap_by(looper, 5, &status);
-	}
-	looper = 0;
+	stop_child(&looper, 10);
 }
 
 static void cleanup(void)
 {
 	if (stop)
 		*stop = 1;
-	if (hog > 0)
-		end_hog();
-	if (looper > 0 && !reap_by(looper, 10, NULL)) {
-		kill(looper, SIGKILL);
-		reap_by(looper, 5, NULL);
-	}
+	end_hog();
+	stop_child(&looper, 10);
 	if (loaded) {
 		loaded = 0;
 		unload_module("saakm_fifo");
@@ -282,8 +240,7 @@ int main(void)
 		return tap_done();
 	}
 	stop_init();
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	memset(sh, 0, sizeof(*sh));
+	sh = shared_mem(sizeof(*sh));
 	atexit(cleanup);
 	pin_to(0, 0);
 
@@ -296,7 +253,7 @@ int main(void)
 	test_mutex();
 	test_exec();
 
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	cleanup();
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");

@@ -32,60 +32,21 @@ static int loaded;
 /* SCHED_FIFO on CPU 1 for HOG_S seconds: always ends by itself. */
 static int rt_hog(long unused)
 {
-	struct sched_param sp = { .sched_priority = 50 };
-	double end;
-
-	if (pin_to(0, CPU) || sched_setscheduler(0, SCHED_FIFO, &sp))
-		return 1;
-	end = now_s() + HOG_S;
-	sh->hog_started = 1;
-	while (now_s() < end)
-		;
-	sh->hog_done = 1;
-	return 0;
+	return rt_spin(CPU, HOG_S, &sh->hog_started, &sh->hog_done);
 }
 
 /* Spins on CPU 1, in policy @id (0: stay SCHED_OTHER); bounded too. */
 static int spinner_on(long id)
 {
-	double end = now_s() + 4 * HOG_S;
-	int ret = 0;
-
-	if (pin_to(0, CPU))
-		return 1;
-	if (id)
-		ret = saakm_join(0, id, 0);
-	sh->joined = ret ? ret : 1;
-	while (!*stop && now_s() < end)
-		;
-	return 0;
-}
-
-static int reap_by(pid_t pid, double secs)
-{
-	double end = now_s() + secs;
-
-	while (now_s() < end) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return 1;
-		usleep(10000);
-	}
-	return 0;
+	return spin_pinned(CPU, id, 4 * HOG_S, &sh->joined);
 }
 
 static void stop_children(void)
 {
 	*stop = 1;
-	if (spin > 0 && !reap_by(spin, 2 * HOG_S)) {
-		kill(spin, SIGKILL);
-		reap_by(spin, 3);
-	}
+	stop_child(&spin, 2 * HOG_S);
 	/* The hog ends by itself within HOG_S. */
-	if (hog > 0 && !reap_by(hog, HOG_S + 2)) {
-		kill(hog, SIGKILL);
-		reap_by(hog, 3);
-	}
-	hog = spin = 0;
+	stop_child(&hog, HOG_S + 2);
 }
 
 static void cleanup(void)
@@ -209,7 +170,7 @@ int main(void)
 		return tap_done();
 	}
 	stop_init();
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = shared_mem(sizeof(*sh));
 	atexit(cleanup);
 	/* The parent watches from CPU 0. */
 	pin_to(0, 0);
@@ -231,7 +192,7 @@ int main(void)
 	else
 		tap_not_ok("a fifo spinner gets >= 4% of a CPU an RT task monopolises",
 			   "it got %.1f%% (SCHED_OTHER in its place: %.1f%%)", 100 * mine, 100 * fair);
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	cleanup();
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");

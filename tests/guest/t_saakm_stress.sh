@@ -5,7 +5,7 @@
 # saakm-test: timeout=240
 . "$(dirname "$0")/lib.sh"
 
-saakm=$SAAKM_ROOT/build/tools/saakm
+saakm=$SAAKM_CLI
 secs=${SAAKM_STRESS_SECS:-45}
 
 check "insmod saakm_fifo" insmod "$SAAKM_ROOT/policies/fifo/saakm_fifo.ko"
@@ -13,10 +13,11 @@ check "stress-ng --aggressive cpu/fork/affinity for ${secs}s under fifo" \
 	"$saakm" run -p fifo -- stress-ng --aggressive --cpu 2 --fork 2 --affinity 2 \
 	--timeout "${secs}s" --temp-path /tmp --quiet
 state=$(policy_state fifo)
-[ "$state" = enabled ] && ok "fifo still enabled" || not_ok "fifo still enabled" "state: ${state:-gone}; $(cat /proc/saakm/errors)"
-grep -q '^fifo .*bad_transitions=0$' /proc/saakm/events && ok "no bad transition" ||
-	not_ok "no bad transition"
-diag "$(grep '^fifo' /proc/saakm/events | tr ' ' '\n' | grep -E 'new_place|unblock_place|schedule|migrated' | tr '\n' ' ')"
+[ "$state" = enabled ] && ok "fifo still enabled" || not_ok "fifo still enabled" "state: ${state:-gone}; $(policy_error fifo)"
+bad=$(event_count fifo bad_transitions)
+[ "$bad" = 0 ] && ok "no bad transition" || not_ok "no bad transition" "bad_transitions=${bad:-?}"
+diag "new_place=$(event_count fifo new_place) unblock_place=$(event_count fifo unblock_place)" \
+	"schedule=$(event_count fifo schedule) migrated=$(event_count fifo migrated)"
 check "rmmod saakm_fifo" rmmod saakm_fifo
 saakm_log_clean
 done_testing

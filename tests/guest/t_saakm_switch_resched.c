@@ -30,13 +30,7 @@ static int loaded;
 
 static int fair_hog(long unused)
 {
-	double end = now_s() + CHILD_LIFE_S;
-
-	if (pin_to(0, CPU))
-		return 1;
-	while (!*stop && now_s() < end)
-		;
-	return 0;
+	return spin_pinned(CPU, 0, CHILD_LIFE_S, NULL);
 }
 
 /* Spin as a fair task until told, join fifo, spin on. */
@@ -62,30 +56,11 @@ static int switch_self(long id)
 	return 0;
 }
 
-static int reap_by(pid_t pid, double secs)
-{
-	double end = now_s() + secs;
-
-	while (now_s() < end) {
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return 1;
-		usleep(10000);
-	}
-	return 0;
-}
-
 static void stop_children(void)
 {
 	*stop = 1;
-	if (hog > 0 && !reap_by(hog, 3)) {
-		kill(hog, SIGKILL);
-		reap_by(hog, 3);
-	}
-	if (switcher > 0 && !reap_by(switcher, 3)) {
-		kill(switcher, SIGKILL);
-		reap_by(switcher, 3);
-	}
-	hog = switcher = 0;
+	stop_child(&hog, 3);
+	stop_child(&switcher, 3);
 }
 
 static void cleanup(void)
@@ -144,7 +119,7 @@ int main(void)
 		return tap_done();
 	}
 	stop_init();
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = shared_mem(sizeof(*sh));
 	atexit(cleanup);
 	/* The parent measures from CPU 0, out of the way. */
 	pin_to(0, 0);
@@ -168,8 +143,8 @@ int main(void)
 	else
 		tap_not_ok("after switching into fifo, the fair spinner gets >= 90% of the CPU",
 			   "it got %.1f%% in the worst round", 100 * worst);
-	system("grep '^fifo' /proc/saakm/events | sed 's/^/# /'");
-	TAP_CHECK(system("grep -q '^[0-9]* fifo [0-9]* enabled$' /proc/saakm/policies") == 0,
+	print_events("fifo");
+	TAP_CHECK(policy_enabled("fifo"),
 		  "fifo still enabled");
 	cleanup();
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");

@@ -5,16 +5,11 @@
 # saakm-test: timeout=300
 . "$(dirname "$0")/lib.sh"
 
-saakm=$SAAKM_ROOT/build/tools/saakm
+saakm=$SAAKM_CLI
 ko=$SAAKM_ROOT/policies/fifo/saakm_fifo.ko
 
-# Sum of all event counters of policy $1 in /proc/saakm/events.
-events_total() {
-	awk -v p="$1" '$1 == p { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] != "bad_transitions") s += kv[2] } } END { print s + 0 }' /proc/saakm/events
-}
-
 check "insmod saakm_fifo" insmod "$ko"
-check "saakm list shows fifo" sh -c "$saakm list | grep -q fifo"
+check "saakm list shows fifo" sh -c "$saakm list | grep -q '^[0-9]* *fifo '"
 
 before=$(events_total fifo)
 t0=$(date +%s.%N)
@@ -34,11 +29,11 @@ echo "$out" | grep -qE '^policy +: +8$' && ok "a task started by saakm run has p
 check "stress-ng cpu/fork/switch/yield mix under fifo" "$saakm" run -p fifo -- \
 	stress-ng --cpu 2 --fork 1 --switch 1 --yield 1 --timeout 5s --temp-path /tmp --quiet
 
-grep -q '^fifo .*bad_transitions=0$' /proc/saakm/events && ok "no bad transition" ||
-	not_ok "no bad transition" "$(grep '^fifo' /proc/saakm/events)"
+bad=$(event_count fifo bad_transitions)
+[ "$bad" = 0 ] && ok "no bad transition" || not_ok "no bad transition" "bad_transitions=${bad:-?}"
 state=$(policy_state fifo)
 [ "$state" = enabled ] && ok "fifo still enabled after the workloads" ||
-	not_ok "fifo still enabled after the workloads" "state: ${state:-gone}; $(cat /proc/saakm/errors)"
+	not_ok "fifo still enabled after the workloads" "state: ${state:-gone}; $(policy_error fifo)"
 check "rmmod saakm_fifo" rmmod saakm_fifo
 saakm_log_clean
 done_testing

@@ -9,7 +9,7 @@
 # saakm-test: opt-in
 . "$(dirname "$0")/lib.sh"
 
-saakm=$SAAKM_ROOT/build/tools/saakm
+saakm=$SAAKM_CLI
 armed=/sys/module/saakm_faulty/parameters/armed
 
 # new_prepare of a forked task runs in the parent, with the child's pi_lock
@@ -47,7 +47,7 @@ esac
 check "the kernel is still running after the fault: a task of the policy forks and exits" \
 	timeout 30 "$saakm" run -p faulty -- sh -c '/bin/true & wait'
 # (an exited task leaves the policy at its last switch, just after its reap)
-faulty_row() { awk '$2 == "faulty" { print $3, $4 }' /proc/saakm/policies; }
+faulty_row() { echo "$(policy_tasks faulty) $(policy_state faulty)"; }
 faulty_idle() { [ "$(faulty_row)" = "0 enabled" ]; }
 wait_for 5 faulty_idle
 row=$(faulty_row)

@@ -6,9 +6,13 @@
  *	#include "tap.h"
  *	int main(void)
  *	{
- *		TAP_CHECK(getpid() > 0, "getpid works");
+ *		tap_subtest("pids");
+ *		TAP_CHECK(getpid() > 0, "getpid works");	// "ok 1 pids: getpid works"
  *		return tap_done();
  *	}
+ *
+ * This and tap.sh (its shell twin) are the project's only TAP
+ * implementations; host unit tests (tools/tests) use it too.
  */
 #ifndef SAAKM_TAP_H
 #define SAAKM_TAP_H
@@ -17,11 +21,27 @@
 #include <stdio.h>
 
 static int tap_n, tap_failed, tap_passed, tap_skipped;
+static const char *tap_group;
+
+/*
+ * Name the subtest the checks that follow belong to: their descriptions
+ * read "GROUP: desc" (NULL: no prefix again). For a test file that checks
+ * several behaviours, one group per behaviour.
+ */
+static inline void tap_subtest(const char *group)
+{
+	tap_group = group;
+	if (group)
+		printf("# subtest: %s\n", group);
+}
 
 static inline void tap_line(const char *status, const char *desc,
 			    const char *directive, const char *fmt, va_list *ap)
 {
-	printf("%s %d %s", status, ++tap_n, desc);
+	printf("%s %d ", status, ++tap_n);
+	if (tap_group)
+		printf("%s: ", tap_group);
+	printf("%s", desc);
 	if (directive || fmt) {
 		printf(" #");
 		if (directive)

@@ -5,22 +5,18 @@
 # guest test skips on a guest without SMT, so here a skip is a failure.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/guest/tap.sh"
+. "$root/tests/harness/nested.sh"
 kdir=$root/build/linux
 [ "${KERNEL_VARIANT:-}" = debug ] && kdir=$root/build/linux-debug
 if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
-	echo "ok 1 core scheduling in an SMT guest # SKIP no kernel in ${kdir#"$root"/}"
-	exit 4
+	skip "core scheduling in an SMT guest" "no kernel in ${kdir#"$root"/}"
+	done_testing
 fi
-out=$(bash "$root/tests/run.sh" --no-build --no-host -t saakm_core_sched \
-	--topology 1,1,2 --timeout 300 2>&1)
-rc=$?
-echo "$out" | sed 's/^/# nested: /'
+nested_run -t saakm_core_sched --topology 1,1,2 --timeout 300
 log=$root/build/results/latest/saakm_core_sched.log
 [ -f "$log" ] && sed 's/^/# guest: /' "$log"
-n=0 fail=0
-t() { n=$((n + 1)); if eval "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fail=1; fi; }
-t "the guest has CPUs 0 and 1 as SMT siblings" 'grep -q "cpu0 thread siblings: 0[-,]1" "$log"'
-t "saakm_core_sched passed in the SMT guest" 'grep -q "^PASS  saakm_core_sched" <<<"$out"'
-t "nested run exits 0" '[ "$rc" -eq 0 ]'
-echo "1..$n"
-exit $fail
+check "the guest has CPUs 0 and 1 as SMT siblings" grep -q "cpu0 thread siblings: 0[-,]1" "$log"
+check "saakm_core_sched passed in the SMT guest" grep -q "^PASS  saakm_core_sched" <<<"$out"
+check "nested run exits 0" [ "$rc" -eq 0 ]
+done_testing

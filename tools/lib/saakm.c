@@ -18,6 +18,42 @@
 #include "saakm.h"
 
 
+/* --- name tables, from the X-macro lists of <linux/saakm.h> ------------------- */
+
+#define X_STATE(NAME)		[SAAKM_ST_##NAME] = #NAME,
+#define X_EVENT(NAME, name)	[SAAKM_EV_##NAME] = #name,
+#define X_POLICY(NAME, name)	[SAAKM_POLICY_##NAME] = #name,
+const char *const saakm_state_names[SAAKM_NR_STATES] = { SAAKM_STATES(X_STATE) };
+const char *const saakm_event_names[SAAKM_NR_EVENTS] = { SAAKM_EVENTS(X_EVENT) };
+const char *const saakm_policy_state_names[SAAKM_NR_POLICY_STATES] = {
+	SAAKM_POLICY_STATES(X_POLICY)
+};
+
+static int index_of(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; name && i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int saakm_state_index(const char *name)
+{
+	return index_of(saakm_state_names, SAAKM_NR_STATES, name);
+}
+
+int saakm_event_index(const char *name)
+{
+	return index_of(saakm_event_names, SAAKM_NR_EVENTS, name);
+}
+
+int saakm_policy_state_index(const char *name)
+{
+	return index_of(saakm_policy_state_names, SAAKM_NR_POLICY_STATES, name);
+}
+
+/* --- /proc/saakm: one record a line, key=value fields -------------------------- */
+
 const char *saakm_proc_root(void)
 {
 	const char *root = getenv("SAAKM_PROC");
@@ -40,30 +76,173 @@ static int have_saakm(void)
 	return stat(saakm_proc_root(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Call @fn for each well-formed line of "policies"; stop if it returns != 0. */
-static int each_policy(int (*fn)(const struct saakm_policy_info *, void *),
-		       void *arg)
+int saakm_record_parse(struct saakm_record *rec, const char *line)
 {
-	struct saakm_policy_info pi;
-	char line[256], name[256];
+	char *p = rec->buf, *eq, *end;
+
+	snprintf(rec->buf, sizeof(rec->buf), "%s", line ? line : "");
+	rec->buf[strcspn(rec->buf, "\n")] = '\0';
+	rec->nr = 0;
+	while (rec->nr < SAAKM_RECORD_MAX) {
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		end = p + strcspn(p, " \t");
+		eq = memchr(p, '=', end - p);
+		if (eq && eq > p) {
+			*eq = '\0';
+			/* reason= is free text: the rest of the line */
+			if (!strcmp(p, "reason"))
+				end = eq + 1 + strlen(eq + 1);
+			rec->key[rec->nr] = p;
+			rec->val[rec->nr++] = eq + 1;
+		}
+		if (!*end)
+			break;
+		*end = '\0';
+		p = end + 1;
+	}
+	return rec->nr;
+}
+
+const char *saakm_record_get(const struct saakm_record *rec, const char *key)
+{
+	for (int i = 0; i < rec->nr; i++)
+		if (!strcmp(rec->key[i], key))
+			return rec->val[i];
+	return NULL;
+}
+
+int saakm_record_num(const struct saakm_record *rec, const char *key, long long *val)
+{
+	const char *s = saakm_record_get(rec, key);
+	char *end;
+
+	if (!s)
+		return -ENOENT;
+	errno = 0;
+	*val = strtoll(s, &end, 10);
+	return !*s || *end || errno ? -EINVAL : 0;
+}
+
+int saakm_proc_each(const char *file,
+		    int (*fn)(const struct saakm_record *rec, void *arg), void *arg)
+{
+	struct saakm_record *rec = malloc(sizeof(*rec));
+	char *line = NULL;
+	size_t cap = 0;
 	int n = 0, ret = 0;
 	FILE *f;
 
-	f = saakm_proc_fopen("policies");
-	if (!f)
-		return errno == ENOENT || errno == ENOTDIR ? -ENOSYS : -errno;
-	while (!ret && fgets(line, sizeof(line), f)) {
-		memset(&pi, 0, sizeof(pi));
-		/* "ID NAME TASKS STATE"; skip anything else */
-		if (sscanf(line, "%d %255s %d %15s", &pi.id, name, &pi.tasks,
-			   pi.state) != 4 || pi.id <= 0 || strlen(name) >= SAAKM_NAME_LEN)
+	if (!rec)
+		return -ENOMEM;
+	f = saakm_proc_fopen(file);
+	if (!f) {
+		ret = errno == ENOENT || errno == ENOTDIR ? -ENOSYS : -errno;
+		free(rec);
+		return ret;
+	}
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		if (!saakm_record_parse(rec, line))
 			continue;
-		strcpy(pi.name, name);
-		ret = fn ? fn(&pi, arg) : 0;
 		n++;
+		ret = fn ? fn(rec, arg) : 0;
 	}
 	fclose(f);
+	free(line);
+	free(rec);
 	return ret ? ret : n;
+}
+
+struct find_rec_arg {
+	const char *name;
+	struct saakm_record *out;
+	int found;
+};
+
+static int find_rec_one(const struct saakm_record *rec, void *arg)
+{
+	struct find_rec_arg *fa = arg;
+	const char *name = saakm_record_get(rec, "name");
+
+	if (name && !strcmp(name, fa->name)) {
+		/* copy, then point the fields into the copy */
+		*fa->out = *rec;
+		for (int i = 0; i < rec->nr; i++) {
+			fa->out->key[i] = fa->out->buf + (rec->key[i] - rec->buf);
+			fa->out->val[i] = fa->out->buf + (rec->val[i] - rec->buf);
+		}
+		fa->found = 1;
+	}
+	return 0;
+}
+
+int saakm_proc_find(const char *file, const char *name, struct saakm_record *rec)
+{
+	struct find_rec_arg fa = { name, rec, 0 };
+	int ret;
+
+	if (!name)
+		return -ENOENT;
+	ret = saakm_proc_each(file, find_rec_one, &fa);
+	if (ret < 0)
+		return ret;
+	return fa.found ? 0 : -ENOENT;
+}
+
+static int rec_int(const struct saakm_record *rec, const char *key, int def)
+{
+	long long v;
+
+	return saakm_record_num(rec, key, &v) || v < INT32_MIN || v > INT32_MAX ? def : (int)v;
+}
+
+/* A policies record into @pi: 0, or -EINVAL if it lacks a valid id or name. */
+static int policy_from_record(const struct saakm_record *rec, struct saakm_policy_info *pi)
+{
+	const char *name = saakm_record_get(rec, "name");
+	const char *state = saakm_record_get(rec, "state");
+
+	memset(pi, 0, sizeof(*pi));
+	pi->id = rec_int(rec, "id", 0);
+	if (pi->id <= 0 || !name || !*name || strlen(name) >= SAAKM_NAME_LEN)
+		return -EINVAL;
+	strcpy(pi->name, name);
+	snprintf(pi->state, sizeof(pi->state), "%s", state ? state : "");
+	pi->state_id = saakm_policy_state_index(state);
+	pi->tasks = rec_int(rec, "tasks", -1);
+	pi->slot = rec_int(rec, "slot", -1);
+	pi->balance_ms = rec_int(rec, "balance_ms", -1);
+	pi->timeout_ms = rec_int(rec, "timeout_ms", -1);
+	pi->unprivileged = rec_int(rec, "unprivileged", -1);
+	return 0;
+}
+
+struct policy_arg {
+	int (*fn)(const struct saakm_policy_info *, void *);
+	void *arg;
+	int n;
+};
+
+static int policy_one(const struct saakm_record *rec, void *arg)
+{
+	struct policy_arg *pa = arg;
+	struct saakm_policy_info pi;
+
+	if (policy_from_record(rec, &pi))
+		return 0;
+	pa->n++;
+	return pa->fn ? pa->fn(&pi, pa->arg) : 0;
+}
+
+/* Call @fn for each well-formed policy record; stop if it returns != 0. */
+static int each_policy(int (*fn)(const struct saakm_policy_info *, void *),
+		       void *arg)
+{
+	struct policy_arg pa = { fn, arg, 0 };
+	int ret = saakm_proc_each("policies", policy_one, &pa);
+
+	return ret < 0 ? ret : pa.n;
 }
 
 struct list_arg {
@@ -150,6 +329,115 @@ int saakm_policy_name(int id, char *buf, size_t len)
 	if (!ret && len)
 		snprintf(buf, len, "%s", pi.name);
 	return ret;
+}
+
+int saakm_policy_get(const char *name, struct saakm_policy_info *pi)
+{
+	if (!name || !*name)
+		return -ENOENT;
+	return find(name, 0, pi);
+}
+
+int saakm_policy_tasks(const char *name)
+{
+	struct saakm_policy_info pi;
+	int ret = saakm_policy_get(name, &pi);
+
+	return ret ? ret : pi.tasks;
+}
+
+int saakm_events_get(const char *name, struct saakm_events *ev)
+{
+	struct saakm_record *rec = malloc(sizeof(*rec));
+	long long v;
+	int ret;
+
+	if (!rec)
+		return -ENOMEM;
+	ret = saakm_proc_find("events", name, rec);
+	if (!ret) {
+		memset(ev, 0, sizeof(*ev));
+		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		for (int i = 0; i < SAAKM_NR_EVENTS; i++)
+			ev->count[i] = saakm_record_num(rec, saakm_event_names[i], &v) ? -1 : v;
+		ev->bad_transitions = saakm_record_num(rec, "bad_transitions", &v) ? -1 : v;
+	}
+	free(rec);
+	return ret;
+}
+
+long long saakm_event_count(const char *name, const char *key)
+{
+	struct saakm_record *rec = malloc(sizeof(*rec));
+	long long v = -ENOENT;
+	int ret;
+
+	if (!rec)
+		return -ENOMEM;
+	ret = saakm_proc_find("events", name, rec);
+	if (ret)
+		v = ret;
+	else if (saakm_record_num(rec, key, &v) || v < 0)
+		v = -ENOENT;
+	free(rec);
+	return v;
+}
+
+int saakm_error_get(const char *name, struct saakm_error *err)
+{
+	struct saakm_record *rec = malloc(sizeof(*rec));
+	const char *kind, *reason;
+	int ret;
+
+	if (!rec)
+		return -ENOMEM;
+	ret = saakm_proc_find("errors", name, rec);
+	if (!ret) {
+		kind = saakm_record_get(rec, "kind");
+		reason = saakm_record_get(rec, "reason");
+		memset(err, 0, sizeof(*err));
+		snprintf(err->name, sizeof(err->name), "%s", name);
+		snprintf(err->kind, sizeof(err->kind), "%s", kind ? kind : "");
+		snprintf(err->reason, sizeof(err->reason), "%s", reason ? reason : "");
+	}
+	free(rec);
+	return ret;
+}
+
+struct cpus_arg {
+	const char *name;
+	struct saakm_cpu_info *out;
+	int max, n;
+};
+
+static int cpus_one(const struct saakm_record *rec, void *arg)
+{
+	struct cpus_arg *ca = arg;
+	const char *name = saakm_record_get(rec, "name");
+	struct saakm_cpu_info ci = { .cpu = rec_int(rec, "cpu", -1) };
+
+	if (ci.cpu < 0 || !name || strlen(name) >= SAAKM_NAME_LEN ||
+	    (ca->name && strcmp(name, ca->name)))
+		return 0;
+	strcpy(ci.name, name);
+	if (saakm_record_num(rec, "ready", &ci.ready))
+		ci.ready = -1;
+	if (saakm_record_num(rec, "parked", &ci.parked))
+		ci.parked = -1;
+	if (saakm_record_num(rec, "picks", &ci.picks))
+		ci.picks = -1;
+	if (ca->n < ca->max)
+		ca->out[ca->n] = ci;
+	ca->n++;
+	return 0;
+}
+
+int saakm_cpus(const char *name, struct saakm_cpu_info *out, int max)
+{
+	struct cpus_arg ca = { name, out, out ? max : 0, 0 };
+	int ret = saakm_proc_each("cpus", cpus_one, &ca);
+
+	return ret < 0 ? ret : ca.n;
 }
 
 static int getattr(pid_t pid, struct saakm_sched_attr *attr)

@@ -1,32 +1,34 @@
 #!/bin/bash
 # Build tools/ and run its host unit tests (no SaaKM kernel needed): the
-# libsaakm parser test and the CLI test. Prints one TAP stream and exits
-# non-zero if any test failed. O=/abs/dir selects the build directory
-# (default build/tools).
+# libsaakm parser test and the CLI test. Prints TAP (tests/guest/tap.sh):
+# one line per test program, its own TAP lines indented below it as a
+# subtest; exits non-zero if any failed. O=/abs/dir selects the build
+# directory (default build/tools).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 O=${O:-$root/build/tools}
+. "$root/tests/guest/tap.sh"
+
+# run_program DESC COMMAND...: run COMMAND, indent its TAP, one line for it
+run_program() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	sed 's/^/    /' <<<"$out"
+	if [ "$rc" = 0 ]; then
+		ok "$desc" "$(grep -c '^ok ' <<<"$out") passed"
+	else
+		not_ok "$desc" "exit status $rc, $(grep -c '^not ok ' <<<"$out") failed"
+	fi
+}
 
 if ! out=$(make -s -C "$root/tools" O="$O" test-progs 2>&1); then
 	echo "$out" | sed 's/^/# /'
-	echo "not ok 1 build tools"
-	echo "1..1"
-	exit 1
+	not_ok "build tools"
+	done_testing
 fi
-
-# Renumber the TAP lines of every test into one stream.
-status=0
-{
-	"$O/tests/test_parser" "$here/fixtures" || status=1
-	bash "$here/t_cli.sh" "$O/saakm" || status=1
-	echo "# exit $status"
-} | awk '
-	/^ok / || /^not ok / {
-		sub(/^(not )?ok [0-9]+/, ($1 == "ok" ? "ok " : "not ok ") ++n)
-		if ($1 == "not") bad++
-	}
-	/^1\.\.[0-9]+$/ { next }
-	/^# exit / { if ($3 != 0) bad++; next }
-	{ print }
-	END { printf "1..%d\n", n; printf "# %d passed, %d failed\n", n - bad, bad; exit bad != 0 }'
+run_program "libsaakm parser (test_parser)" "$O/tests/test_parser" "$here/fixtures"
+run_program "saakm CLI (t_cli.sh)" bash "$here/t_cli.sh" "$O/saakm"
+done_testing

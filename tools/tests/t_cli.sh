@@ -1,13 +1,15 @@
 #!/bin/bash
 # Host test of the saakm CLI: usage errors (exit 2), the "no SaaKM kernel"
-# message, and list/events/set/run/show against fixture files (SAAKM_PROC).
-# Needs no SaaKM kernel. Usage: t_cli.sh SAAKM_BINARY. Prints TAP.
+# message, and list/events/cpus/get/set/run/show against fixture files
+# (SAAKM_PROC). Needs no SaaKM kernel. Usage: t_cli.sh SAAKM_BINARY.
+# Prints TAP (tests/guest/tap.sh).
 set -u
 saakm=$1
-fx=$(cd "$(dirname "$0")" && pwd)/fixtures
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/fixtures
+. "$here/../../tests/guest/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0 fail=0
 nokernel="saakm: this kernel has no SaaKM support \\(/proc/saakm is missing\\)"
 
 # expect DESC STATUS REGEX [ENV=VAL...] -- ARGS...: run saakm, check status and output
@@ -16,18 +18,16 @@ expect() {
 	shift 3
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
-	n=$((n + 1))
 	out=$(env "${envs[@]}" "$saakm" "$@" 2>&1)
 	rc=$?
 	if [ "$rc" != "$status" ]; then
-		echo "not ok $n $desc # exit status $rc, expected $status"
+		not_ok "$desc" "exit status $rc, expected $status"
 	elif [ -n "$re" ] && ! grep -qE -- "$re" <<<"$out"; then
-		echo "not ok $n $desc # output lacks /$re/"
+		not_ok "$desc" "output lacks /$re/"
 	else
-		echo "ok $n $desc"
+		ok "$desc"
 		return
 	fi
-	fail=1
 	sed 's/^/#   /' <<<"$out"
 }
 B=SAAKM_PROC=$fx/basic
@@ -51,30 +51,45 @@ expect "set: unknown name with a single policy loaded" 1 "no policy 'nope' is lo
 	SAAKM_PROC=$fx/single -- set -p nope $$
 expect "list: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- list
 expect "run: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- run -p fifo -- touch "$tmp/ran"
-n=$((n + 1))
-if [ -e "$tmp/ran" ]; then echo "not ok $n run: command not executed on failure"; fail=1
-else echo "ok $n run: command not executed on failure"; fi
+if [ -e "$tmp/ran" ]; then not_ok "run: command not executed on failure"
+else ok "run: command not executed on failure"; fi
 expect "set: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- set -p 1 $$
 expect "events: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- events
 if [ -d /proc/saakm ]; then
-	n=$((n + 1)); echo "ok $n list: real /proc/saakm missing # SKIP this kernel has SaaKM"
-	n=$((n + 1)); echo "ok $n set: kernel refuses VER2 attr # SKIP this kernel has SaaKM"
+	skip "list: real /proc/saakm missing" "this kernel has SaaKM"
+	skip "set: kernel refuses VER2 attr" "this kernel has SaaKM"
 else
 	expect "list: real /proc/saakm missing" 1 "^$nokernel\$" -- list
 	expect "set: kernel without SaaKM detected after lookup" 1 "^saakm: $$: this kernel has no SaaKM" $B -- set -p fifo $$
 fi
 
-expect "list: table header" 0 "^ID +NAME +TASKS +STATE$" $B -- list
-expect "list: policy row" 0 "^1 +fifo +3 +enabled$" $B -- list
-expect "list: ejected reason" 0 "^ejected: broken watchdog: task 42" $B -- list
+expect "list: table header" 0 "^ID +NAME +TASKS +STATE +SLOT +BALANCE_MS +TIMEOUT_MS +UNPRIVILEGED$" $B -- list
+expect "list: policy row" 0 "^1 +fifo +3 +enabled +0 +0 +5000 +no$" $B -- list
+expect "list: unprivileged policy row" 0 "^2 +rr_test +0 +disabling +1 +10 +0 +yes$" $B -- list
+expect "list: ejected kind and reason" 0 "^ejected: broken \(stall\): task 42 \(spin\) ready for 5004 ms" $B -- list
 expect "list: note when none loaded" 0 "no SaaKM policy is loaded" SAAKM_PROC=$fx/empty -- list
 expect "run: unknown policy message" 1 "^saakm: no policy 'nosuch' is loaded \(see 'saakm list'\)$" $B -- run -p nosuch -- true
 expect "set: unknown policy id message" 1 "^saakm: no policy '99' is loaded" $B -- set -p 99 1
-expect "events NAME: one event per line" 0 "^pick +42$" $B -- events fifo
+expect "events NAME: one event per line" 0 "^schedule +42$" $B -- events fifo
 expect "events NAME: bad_transitions" 0 "^bad_transitions +2$" $B -- events rr_test
 expect "events: policy headers" 0 "^rr_test$" $B -- events
-expect "events: indented events" 0 "^  enqueue +5$" $B -- events
+expect "events: indented events" 0 "^  unblock_place +5$" $B -- events
 expect "events: unknown policy" 1 "no policy 'nosuch' is loaded" $B -- events nosuch
+expect "events: every counter of SAAKM_EVENTS" 0 "^  migrated +3$" $B -- events
+expect "cpus: table" 0 "^1 +fifo +1 +1 +99$" $B -- cpus
+expect "cpus NAME: only that policy" 0 "^0 +rr_test +0 +0 +7$" $B -- cpus rr_test
+expect "cpus: unknown policy" 1 "no policy 'nosuch' is loaded" $B -- cpus nosuch
+expect "get: one field" 0 "^enabled$" $B -- get policies fifo state
+expect "get: a whole record as KEY=VALUE lines" 0 "^timeout_ms=5000$" $B -- get policies fifo
+expect "get: reason with spaces" 0 "^task 42 \(spin\) ready for 5004 ms on cpu 1 without running$" $B -- get errors broken reason
+expect "get: one line per CPU" 0 "^99$" $B -- get cpus fifo picks
+expect "get: unknown policy" 1 "no policy 'nosuch' is loaded" $B -- get policies nosuch state
+expect "get: unknown key" 1 "no key 'nokey' in policies of 'fifo'" $B -- get policies fifo nokey
+expect "get: no error" 1 "policy 'fifo' has no error" $B -- get errors fifo
+expect "get: unknown file is a usage error" 2 "unknown file 'bogus'" $B -- get bogus fifo
+expect "get: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- get policies fifo
+out=$(SAAKM_PROC=$fx/basic "$saakm" get policies fifo state 2>/dev/null)
+[ "$out" = enabled ] && ok "get: only the value on stdout" || not_ok "get: only the value on stdout" "got '$out'"
 expect "show: SCHED_OTHER self" 0 "^$$: SCHED_(OTHER|BATCH|IDLE)" -- show $$
 expect "show: bad PID is ESRCH" 1 "^saakm: 4194305: no such process$" -- show 4194305
 expect "set: bad PID is ESRCH" 1 "^saakm: 4194305: no such process$" $B -- set -p fifo 4194305
@@ -82,5 +97,4 @@ head -c 5000 /dev/zero >"$tmp/big"
 expect "run: too large blob is E2BIG" 1 "blob too large \(at most 4096 bytes\)" $B -- run -p fifo --attr "$tmp/big" -- true
 expect "run: missing blob file" 1 "saakm: $tmp/nofile: No such file" $B -- run -p fifo -a "$tmp/nofile" true
 
-echo "1..$n"
-exit $fail
+done_testing

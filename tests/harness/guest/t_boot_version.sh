@@ -1,7 +1,8 @@
 #!/bin/sh
 # The guest runs the kernel we built: 6.12.x with the -saakm local version
 # (-saakm-debug on the debug kernel pass).
-. "$(dirname "$0")/lib.sh"
+SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+. "$SAAKM_ROOT/tests/guest/lib.sh"
 
 rel=$(uname -r)
 diag "uname -r: $rel"

@@ -1,23 +1,22 @@
 #!/bin/bash
-# Unit test of scripts/logscan.py on sample console logs: the clean log
+# Harness test: scripts/logscan.py on sample console logs: the clean log
 # passes, each kind of kernel problem is found and its lines are printed.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-scan=$here/../../scripts/logscan.py
+root=$(cd "$here/../../.." && pwd)
+. "$root/tests/guest/tap.sh"
+scan=$root/scripts/logscan.py
 s=$here/logscan-samples
-fail=0
-n=0
 
 expect() { # desc expected_status expected_output_regex log
-	n=$((n + 1))
 	out=$(python3 "$scan" "$4" 2>&1)
 	rc=$?
 	if [ "$rc" != "$2" ]; then
-		echo "not ok $n $1 # exit status $rc, expected $2"; echo "$out" | sed 's/^/# /'; fail=1
+		not_ok "$1" "exit status $rc, expected $2"; echo "$out" | sed 's/^/# /'
 	elif [ -n "$3" ] && ! grep -qE "$3" <<<"$out"; then
-		echo "not ok $n $1 # output lacks /$3/"; echo "$out" | sed 's/^/# /'; fail=1
+		not_ok "$1" "output lacks /$3/"; echo "$out" | sed 's/^/# /'
 	else
-		echo "ok $n $1"
+		ok "$1"
 	fi
 }
 
@@ -30,5 +29,4 @@ expect "lockdep splat found" 1 "line\(s\): lockdep" "$s/lockdep.log"
 expect "lockdep splat shown" 1 ">> .*possible circular locking dependency" "$s/lockdep.log"
 expect "hung task found" 1 "blocked for more than 60 seconds" "$s/hung.log"
 expect "missing log is an error" 2 "" "$s/does-not-exist.log"
-echo "1..$n"
-exit $fail
+done_testing

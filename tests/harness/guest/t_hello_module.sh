@@ -1,6 +1,7 @@
 #!/bin/sh
 # An out-of-tree module built by 'make modules' loads, is listed and unloads.
-. "$(dirname "$0")/lib.sh"
+SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+. "$SAAKM_ROOT/tests/guest/lib.sh"
 
 ko=$SAAKM_ROOT/tests/modules/hello/saakm_hello.ko
 if [ ! -f "$ko" ]; then

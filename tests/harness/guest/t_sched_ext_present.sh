@@ -1,6 +1,7 @@
 #!/bin/sh
 # sched_ext is built in, so sched_ext twins of SaaKM policies can be compared.
-. "$(dirname "$0")/lib.sh"
+SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
+. "$SAAKM_ROOT/tests/guest/lib.sh"
 
 f=/sys/kernel/sched_ext/state
 if [ -r $f ]; then

@@ -1,0 +1,43 @@
+# Test selection and tags, in one place for both runners: the host's
+# tests/run.sh (bash) and the guest's tests/guest/run-suite.sh (sh) source it.
+# shellcheck shell=sh
+#
+# Tags are comments in a test's source, or strings in a C test's binary
+# (SAAKM_TAG in saakm_test.h):
+#   saakm-test: opt-in       run only when selected by name
+#   saakm-test: timeout=N    seconds before the test is killed
+#   saakm-test: normal-only  skipped on the debug kernel
+#   saakm-test: debug-only   (host tests) run in the debug pass only
+
+# saakm_tag FILE TAG: print TAG's value ("1" if it has none); false if FILE
+# does not carry the tag.
+saakm_tag() {
+	_v=$(grep -a -m1 -o "saakm-test: $2[=0-9a-zA-Z_]*" "$1" 2>/dev/null) || return 1
+	_v=${_v#*"$2"}
+	if [ -n "$_v" ]; then echo "${_v#=}"; else echo 1; fi
+}
+
+# saakm_selected NAME OPT_IN [PATTERN...]: true if test NAME runs. Without
+# patterns every test runs that is not opt-in (OPT_IN 1); with patterns,
+# those whose name contains one of them.
+saakm_selected() {
+	_name=$1 _opt_in=$2
+	shift 2
+	if [ $# -eq 0 ]; then
+		[ "$_opt_in" = 0 ]
+		return
+	fi
+	for _p in "$@"; do
+		[ -n "$_p" ] || continue
+		case $_name in *"$_p"*) return 0 ;; esac
+	done
+	return 1
+}
+
+# saakm_test_name FILE: the test's name, from t_NAME.sh, t_NAME.c or t_NAME.
+saakm_test_name() {
+	_n=${1##*/}
+	_n=${_n#t_}
+	_n=${_n%.sh}
+	echo "${_n%.c}"
+}
