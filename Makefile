@@ -24,9 +24,14 @@ MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/
 # (the harness's own) -> build/tests/t_foo
 TESTSRC := $(wildcard tests/guest/t_*.c tests/harness/guest/t_*.c)
 TESTBIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TESTSRC))))
+# The user-space ABI header <linux/saakm.h> is added by the kernel patch
+# series; user space (tests, tools, bench) gets a copy of just that header from
+# the kernel tree, so libc's other <linux/*.h> stay the ones in use.
+UAPI    := $(BUILD)/uapi
+UAPI_H  := $(UAPI)/linux/saakm.h
 TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/lib/saakm.c \
-	kernel/include/uapi/linux/saakm.h
-TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -Ikernel/include/uapi
+	$(UAPI_H)
+TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
 .PHONY: bench bench-overhead bench-all bench-smoke bench-setup bench-progs bench-vanilla
@@ -40,7 +45,7 @@ help:
 	@echo "  make kernel      extract, patch, configure and build build/linux"
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
-	@echo "  make patch       write build/saakm-6.12.patch for your own 6.12 tree"
+	@echo "  make patch       export build/linux's commits to kernel/patches/ and build/saakm-6.12.patch"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
 	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
@@ -64,8 +69,15 @@ modules: $(if $(SKIP_KERNEL),,kernel)
 	done; [ -n "$(KEEP_GOING)" ] || exit $$rc
 
 # user-space tools (saakm CLI, libsaakm) into build/tools, when present
-tools:
-	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools; fi
+tools: $(UAPI_H)
+	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools UAPI=$(CURDIR)/$(UAPI); fi
+
+$(UAPI_H): $(KDIR)/include/uapi/linux/saakm.h
+	@mkdir -p $(@D)
+	@cp $< $@
+
+$(KDIR)/include/uapi/linux/saakm.h:
+	@echo "$@ missing: run 'make kernel' (or scripts/build-kernel.sh --prepare-only) first" >&2; exit 1
 
 test-progs: $(TESTBIN) bench-progs
 
@@ -100,8 +112,8 @@ bench-setup: setup
 	@bash bench/setup.sh
 
 # schedrun, wakelat, the ext_fifo twin and the nullpol module (build/bench/)
-bench-progs:
-	@$(MAKE) -s -C bench
+bench-progs: $(UAPI_H)
+	@$(MAKE) -s -C bench UAPI=$(CURDIR)/$(UAPI)
 
 bench-vanilla: setup
 	@bash bench/build-vanilla.sh
@@ -135,7 +147,7 @@ clean:
 		[ -d $(KDIR)/scripts ] && $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean || \
 		(cd $$d && rm -f *.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order); \
 	done
-	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch
+	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch $(UAPI)
 
 distclean: clean
 	rm -rf $(BUILD)

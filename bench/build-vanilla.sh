@@ -3,7 +3,7 @@
 # overhead study "patched kernel, no policy loaded, vs. unpatched".
 #
 # Same tarball and same config fragments as build/linux (scripts/build-kernel.sh)
-# minus everything SaaKM: no kernel/patches, no kernel/ overlay, and without
+# minus everything SaaKM: no kernel/patches, and without
 # kernel/configs/30-saakm.config. Uses ccache like the main build. Rebuilt only
 # when the tarball or the fragments change (stamp), so it costs ~9 min once.
 set -euo pipefail

@@ -1,16 +1,25 @@
 #!/bin/bash
 # Build the SaaKM guest kernel in build/linux (KERNEL_VARIANT=debug: build/linux-debug).
 #
-#   1. extract Debian's linux-source-6.12 tarball (only when the tarball, the
-#      patch series or the config fragments changed: their hash is the stamp)
-#   2. apply kernel/patches/series (quilt style, -p1)
-#   3. write .config: allnoconfig + kernel/configs/*.config + olddefconfig,
-#      then report requested symbols that did not stick
-#   4. overlay every other file under kernel/ onto the tree, copying only files
-#      whose content differs so kbuild rebuilds only what changed
-#   5. make bzImage + modules (+ modules_prepare for external modules)
+# The kernel tree is a git repository: tag "pristine" is Debian's
+# linux-source-6.12 tarball, branch "saakm" is pristine plus one commit per
+# kernel/patches/*.patch (file name order).
 #
-# Options: --prepare-only (steps 1-4), --force (re-extract).
+#   1. tree: extract the tarball into a new git repository and tag it (first
+#      run, a new tarball, --force, or a tree from before the git layout)
+#   2. series: build the commits of kernel/patches/*.patch in a temporary
+#      index, without touching the work tree, and check the result out: git
+#      rewrites only the files whose content changes, so kbuild rebuilds only
+#      what depends on them. While the series is the one last applied, the
+#      tree is left alone, so local edits in build/linux are built as they are.
+#      A changed series never overwrites local work: uncommitted edits or
+#      commits that 'make patch' has not exported stop the build.
+#   3. config (when a fragment or a Kconfig file changed): allnoconfig +
+#      kernel/configs/*.config + olddefconfig, then report requested symbols
+#      that did not stick
+#   4. make bzImage + modules (+ modules_prepare for external modules)
+#
+# Options: --prepare-only (steps 1-3), --force (re-extract; discards local work).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -25,10 +34,9 @@ for a in "$@"; do
 done
 
 KSRC=$SAAKM_ROOT/kernel
-STAMP=$KDIR/.saakm-stamp
-OVERLAY_LIST=$KDIR/.saakm-overlay
 mkdir -p "$BUILD_DIR" "$LOG_DIR"
 [ -f "$KERNEL_TARBALL" ] || die "$KERNEL_TARBALL missing: run 'make setup' (package linux-source-6.12)"
+command -v git >/dev/null || die "git missing: run 'make setup'"
 
 # The debug variant adds its fragments after the normal ones.
 variant_frags=()
@@ -36,68 +44,116 @@ if [ "${KERNEL_VARIANT:-}" = debug ]; then
 	for f in "$KSRC"/configs/debug/*.config; do [ -f "$f" ] && variant_frags+=("$f"); done
 fi
 KREL=${KDIR#"$SAAKM_ROOT"/}
+shopt -s nullglob
+patches=("$KSRC"/patches/*.patch)
+shopt -u nullglob
 
-# --- 1. stamp -----------------------------------------------------------------
-stamp_inputs() {
-	# tarball identity: package version when known, plus size and mtime
+kgit() { git -C "$KDIR" "$@"; }
+
+# --- 1. tree ------------------------------------------------------------------
+# tarball identity: package version when known, plus size and mtime
+tarball_id=$({
 	dpkg-query -W -f='${Version}\n' linux-source-6.12 2>/dev/null || true
 	stat -c '%n %s %Y' "$KERNEL_TARBALL"
-	local f
-	for f in "$KSRC"/patches/* "$KSRC"/configs/* "${variant_frags[@]}"; do
-		[ -f "$f" ] || continue
+} | sha256sum | cut -d' ' -f1)
+
+reason=
+if [ -n "$FORCE" ]; then
+	reason="--force"
+elif [ ! -e "$KDIR" ]; then
+	reason="no tree yet"
+elif [ ! -d "$KDIR/.git" ]; then
+	reason="$KREL predates the git layout, converting it once"
+elif [ "$(cat "$KDIR/.git/saakm-tarball" 2>/dev/null)" != "$tarball_id" ]; then
+	reason="the tarball changed"
+	if [ -n "$(kgit status --porcelain --untracked-files=no)" ] ||
+		[ "$(kgit rev-parse HEAD)" != "$(kgit rev-parse -q --verify refs/saakm/applied || true)" ]; then
+		die "the tarball changed and $KREL has local work (uncommitted edits or commits not in kernel/patches): run 'make patch' to export commits, then rerun with --force to re-extract"
+	fi
+fi
+
+if [ -n "$reason" ]; then
+	t0=$SECONDS
+	log "kernel: extracting $(basename "$KERNEL_TARBALL") into $KREL ($reason)"
+	rm -rf "$KDIR.new"
+	mkdir -p "$KDIR.new"
+	tar -xf "$KERNEL_TARBALL" -C "$KDIR.new" --strip-components=1
+	# The base commit's identity and date are fixed, so the same tarball
+	# gives the same commits everywhere.
+	(
+		cd "$KDIR.new"
+		export GIT_AUTHOR_NAME="Debian linux-source-6.12" GIT_AUTHOR_EMAIL="linux-source@debian.invalid"
+		export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+		export GIT_AUTHOR_DATE="@$(stat -c %Y "$KERNEL_TARBALL") +0000" GIT_COMMITTER_DATE="@$(stat -c %Y "$KERNEL_TARBALL") +0000"
+		git init -q -b saakm .
+		git config gc.auto 0          # no surprise repack of ~87k objects
+		git -c core.looseCompression=1 add -A -f .
+		git commit -q --no-verify -m "Linux 6.12 ($(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown version), $(basename "$KERNEL_TARBALL"))"
+		git tag pristine
+		echo "$tarball_id" >.git/saakm-tarball
+	) >"$LOG_DIR/kernel-git-init.log" 2>&1 || die "could not commit the pristine tree, see $LOG_DIR/kernel-git-init.log"
+	rm -rf "$KDIR"
+	mv "$KDIR.new" "$KDIR"
+	log "kernel: extracted and committed (tag pristine) in $(fmt_secs $((SECONDS - t0)))"
+fi
+
+# --- 2. series ----------------------------------------------------------------
+t0=$SECONDS
+target=$(series_commit "$KDIR" "${patches[@]}")
+kgit update-ref refs/saakm/series "$target"
+target_tree=$(kgit rev-parse "$target^{tree}")
+applied=$(kgit rev-parse -q --verify refs/saakm/applied || true)
+head=$(kgit rev-parse HEAD)
+head_tree=$(kgit rev-parse HEAD^{tree})
+np=${#patches[@]}
+if [ "$target" = "$applied" ]; then
+	if [ "$head" != "$target" ] || [ -n "$(kgit status --porcelain --untracked-files=no)" ]; then
+		log "kernel: series unchanged ($np patches); building $KREL with its local changes ('make patch' exports committed ones)"
+	else
+		log "kernel: series unchanged ($np patches)"
+	fi
+elif [ "$head_tree" = "$target_tree" ]; then
+	# Same files, other commits (a reworded patch, or a series exported by
+	# 'make patch'): take the series' commits; no file is written, and
+	# uncommitted edits stay as they are.
+	kgit checkout -q -B saakm "$target"
+	kgit update-ref refs/saakm/applied "$target"
+	log "kernel: series ($np patches) has the content of $KREL's HEAD; took its commits, no file rewritten"
+elif [ "$head" != "$applied" ] && kgit merge-base --is-ancestor "$target" HEAD; then
+	# local commits moved onto the new series (git rebase --onto, below)
+	kgit update-ref refs/saakm/applied "$target"
+	log "kernel: series changed ($np patches); $KREL already has it, with local commits on top: building those"
+else
+	dirty=$(kgit status --porcelain --untracked-files=no)
+	if [ -n "$dirty" ]; then
+		printf '%s\n' "$dirty" | sed 's/^/  /' >&2
+		die "kernel/patches changed, and $KREL has uncommitted edits (above) that applying it would overwrite. Keep them: commit them in $KREL and run 'make patch'. Drop them: git -C $KREL checkout -- . ; then run again."
+	fi
+	if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
+		die "kernel/patches changed, and $KREL has commits that are not in it. Export them first ('make patch'), or move them onto the new series: git -C $KREL rebase --onto refs/saakm/series refs/saakm/applied ; or drop them: git -C $KREL reset --hard refs/saakm/applied"
+	fi
+	changed=$(kgit diff --name-only HEAD "$target" | wc -l)
+	kgit checkout -q -B saakm "$target" || die "git checkout of the series failed in $KREL"
+	kgit update-ref refs/saakm/applied "$target"
+	log "kernel: applied $np patch(es) from kernel/patches: $changed file(s) rewritten in $(fmt_secs $((SECONDS - t0)))"
+fi
+
+# --- 3. config ----------------------------------------------------------------
+frags=()
+for f in "$KSRC"/configs/*.config; do [ -f "$f" ] && frags+=("$f"); done
+frags+=("${variant_frags[@]}")
+# The configuration depends on the fragments and on the series' Kconfig files
+# only: a patch that changes C code leaves .config alone.
+config_stamp=$({
+	kgit ls-tree -r "$target" | awk -F'\t' '$2 ~ /(^|\/)Kconfig[^\/]*$/'
+	for f in "${frags[@]}"; do
 		printf '%s ' "${f#"$KSRC"/}"
 		sha256sum <"$f"
 	done
-}
-want_stamp=$(stamp_inputs | sha256sum | cut -d' ' -f1)
-have_stamp=$(cat "$STAMP" 2>/dev/null || true)
-
-# A file that used to be overlaid but is gone from kernel/ cannot be
-# "un-copied" safely: start again from a clean tree.
-if [ -z "$FORCE" ] && [ -f "$OVERLAY_LIST" ]; then
-	while IFS= read -r rel; do
-		if [ ! -f "$KSRC/$rel" ]; then
-			log "kernel: overlay file $rel was removed, re-extracting"
-			FORCE=1
-			break
-		fi
-	done <"$OVERLAY_LIST"
-fi
-
-if [ -n "$FORCE" ] || [ "$want_stamp" != "$have_stamp" ] || [ ! -f "$KDIR/Makefile" ]; then
-	t0=$SECONDS
-	log "kernel: extracting $(basename "$KERNEL_TARBALL") into $KREL (tarball, patches or configs changed)"
-	rm -rf "$KDIR.new" "$KDIR"
-	mkdir -p "$KDIR.new"
-	tar -xf "$KERNEL_TARBALL" -C "$KDIR.new" --strip-components=1
-	mv "$KDIR.new" "$KDIR"
-	log "kernel: extracted in $(fmt_secs $((SECONDS - t0)))"
-
-	# --- 2. patches -----------------------------------------------------------
-	series=$KSRC/patches/series
-	if [ -s "$series" ]; then
-		n=0
-		while IFS= read -r line || [ -n "$line" ]; do
-			line=${line%%#*}
-			p=$(echo "$line" | awk '{print $1}')
-			[ -n "$p" ] || continue
-			[ -f "$KSRC/patches/$p" ] || die "patch $p listed in kernel/patches/series is missing"
-			if ! patch -d "$KDIR" -p1 --forward --batch --no-backup-if-mismatch -s <"$KSRC/patches/$p"; then
-				rm -f "$STAMP"
-				die "patch $p does not apply to the 6.12 tree"
-			fi
-			n=$((n + 1))
-		done <"$series"
-		log "kernel: applied $n patch(es) from kernel/patches/series"
-	else
-		log "kernel: no patch series (kernel/patches/series missing or empty)"
-	fi
-
-	# --- 3. config ------------------------------------------------------------
+} | sha256sum | cut -d' ' -f1)
+if [ ! -f "$KDIR/.config" ] || [ "$(cat "$KDIR/.git/saakm-config" 2>/dev/null)" != "$config_stamp" ]; then
 	log "kernel: configuring (allnoconfig + kernel/configs/*.config)"
-	frags=()
-	for f in "$KSRC"/configs/*.config; do [ -f "$f" ] && frags+=("$f"); done
-	frags+=("${variant_frags[@]}")
+	rm -f "$KDIR/.git/saakm-config"
 	{
 		kmake allnoconfig
 		(cd "$KDIR" && KCONFIG_CONFIG=.config scripts/kconfig/merge_config.sh -m .config "${frags[@]}")
@@ -132,30 +188,12 @@ if [ -n "$FORCE" ] || [ "$want_stamp" != "$have_stamp" ] || [ ! -f "$KDIR/Makefi
 		done <"$f"
 	done
 	[ "$missing" -eq 0 ] && log "kernel: all requested config symbols are set"
-	echo "$want_stamp" >"$STAMP"
-	: >"$OVERLAY_LIST"
+	echo "$config_stamp" >"$KDIR/.git/saakm-config"
 fi
-
-# --- 4. overlay ---------------------------------------------------------------
-copied=0
-tmp_list=$(mktemp)
-while IFS= read -r -d '' src; do
-	rel=${src#"$KSRC"/}
-	echo "$rel" >>"$tmp_list"
-	dst=$KDIR/$rel
-	if ! cmp -s "$src" "$dst"; then
-		mkdir -p "$(dirname "$dst")"
-		cp "$src" "$dst"
-		copied=$((copied + 1))
-	fi
-done < <(find "$KSRC" -path "$KSRC/patches" -prune -o -path "$KSRC/configs" -prune -o -type f -print0 | sort -z)
-sort "$tmp_list" >"$OVERLAY_LIST"
-rm -f "$tmp_list"
-log "kernel: overlay: $(wc -l <"$OVERLAY_LIST") file(s), $copied updated"
 
 [ -n "$PREPARE_ONLY" ] && exit 0
 
-# --- 5. build -----------------------------------------------------------------
+# --- 4. build -----------------------------------------------------------------
 BUILD_LOG=$LOG_DIR/kernel-build${KERNEL_VARIANT:+-$KERNEL_VARIANT}.log
 t0=$SECONDS
 marker=$(mktemp)

@@ -30,9 +30,50 @@ fi
 
 # Run kbuild in the kernel tree with the project's compiler settings. Every
 # caller (config, image, external modules) must use the same CC, or kbuild
-# regenerates the configuration.
+# regenerates the configuration. LOCALVERSION= (set, empty) keeps
+# scripts/setlocalversion from appending "+" because the tree is a git
+# repository with commits after its tag: the release stays the tarball's.
 kmake() {
-	make -C "$KDIR" CC="$KCC" "$@"
+	make -C "$KDIR" CC="$KCC" LOCALVERSION= "$@"
+}
+
+# series_commit TREE PATCH...: print the commit of tag "pristine" in the git
+# tree TREE plus the git format-patch mails PATCH... in that order, one commit
+# each with the mail's author, date and message. The work tree and index of
+# TREE are not touched (a temporary index is used), and the committer is the
+# author, so the same series always gives the same commits.
+series_commit() {
+	local tree=$1 idx work parent p name t author email date subject
+	shift
+	idx=$tree/.git/saakm-index.$$
+	work=$(mktemp -d)
+	parent=$(git -C "$tree" rev-parse pristine^{commit})
+	GIT_INDEX_FILE=$idx git -C "$tree" read-tree "$parent"
+	for p in "$@"; do
+		name=${p#"$SAAKM_ROOT"/}
+		git mailinfo -u "$work/msg" "$work/diff" <"$p" >"$work/info" || die "$name is not a git format-patch mail"
+		author=$(sed -n 's/^Author: //p' "$work/info")
+		email=$(sed -n 's/^Email: //p' "$work/info")
+		date=$(sed -n 's/^Date: //p' "$work/info")
+		subject=$(sed -n 's/^Subject: //p' "$work/info")
+		[ -n "$subject" ] && [ -n "$author" ] && [ -n "$date" ] ||
+			die "$name lacks From:, Date: or Subject: (write it with 'make patch')"
+		if ! GIT_INDEX_FILE=$idx git -C "$tree" apply --cached "$work/diff" 2>"$work/err"; then
+			sed 's/^/  /' "$work/err" >&2
+			rm -rf "$work" "$idx"
+			die "$name does not apply to pristine 6.12 plus the patches before it"
+		fi
+		t=$(GIT_INDEX_FILE=$idx git -C "$tree" write-tree)
+		{
+			printf '%s\n' "$subject"
+			if [ -s "$work/msg" ]; then printf '\n'; cat "$work/msg"; fi
+		} >"$work/commit-msg"
+		parent=$(GIT_AUTHOR_NAME=$author GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date \
+			GIT_COMMITTER_NAME=$author GIT_COMMITTER_EMAIL=$email GIT_COMMITTER_DATE=$date \
+			git -C "$tree" commit-tree "$t" -p "$parent" -F "$work/commit-msg")
+	done
+	rm -rf "$work" "$idx"
+	echo "$parent"
 }
 
 log() { printf '%s\n' "$*"; }

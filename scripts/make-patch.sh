@@ -1,60 +1,108 @@
 #!/bin/bash
-# Write build/saakm-6.12.patch: one patch against the pristine Debian 6.12
-# source with everything SaaKM changes (the patch series plus the new and
-# replaced files of the kernel/ overlay), for people who build their own
-# kernel:   cd linux-6.12 && patch -p1 < saakm-6.12.patch
-# The patch is checked with a dry run against a fresh extraction.
+# Export the kernel change from build/linux (KERNEL_VARIANT=debug or KDIR=...:
+# another tree) into the repository, the other direction of build-kernel.sh:
+#
+#   kernel/patches/*.patch   git format-patch of pristine..HEAD, one mail per
+#                            commit, written so that an unchanged commit gives
+#                            a byte-identical file (no git diff)
+#   build/saakm-6.12.patch   the whole change as one patch, for people who
+#                            build their own kernel:
+#                            cd linux-6.12 && patch -p1 < saakm-6.12.patch
+#
+# Commits named "fixup! <subject>" or "squash! <subject>" (git commit --fixup)
+# are first folded into the commit they name (git rebase --autosquash); the
+# files keep their modification times, so kbuild rebuilds nothing for it.
+# Uncommitted edits are not exported (a warning lists them).
+# Both outputs are checked: the series applied to pristine, in file name
+# order, gives exactly the tree of HEAD; the single patch applies to pristine.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 KSRC=$SAAKM_ROOT/kernel
+KDIR=$(cd "$KDIR" 2>/dev/null && pwd) || die "$KDIR missing: run 'make kernel' first"
+KREL=${KDIR#"$SAAKM_ROOT"/}
 out=$BUILD_DIR/saakm-6.12.patch
-work=$(mktemp -d "$BUILD_DIR/patch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+mkdir -p "$BUILD_DIR"
+kgit() { git -C "$KDIR" "$@"; }
 
-log "patch: extracting pristine 6.12 source"
-mkdir -p "$work/a"
-tar -xf "$KERNEL_TARBALL" -C "$work/a" --strip-components=1
-# b starts as hard links to a; patch and cp replace files instead of writing
-# through the links, so a stays pristine.
-cp -al "$work/a" "$work/b"
+[ -d "$KDIR/.git" ] && kgit rev-parse -q --verify pristine^{commit} >/dev/null ||
+	die "$KREL is not a git tree with tag 'pristine': run 'make kernel' first"
 
-n=0
-if [ -s "$KSRC/patches/series" ]; then
-	while IFS= read -r line || [ -n "$line" ]; do
-		p=$(echo "${line%%#*}" | awk '{print $1}')
-		[ -n "$p" ] || continue
-		patch -d "$work/b" -p1 --forward --batch --no-backup-if-mismatch -s <"$KSRC/patches/$p" ||
-			die "patch $p does not apply"
-		n=$((n + 1))
-	done <"$KSRC/patches/series"
+dirty=$(kgit status --porcelain --untracked-files=no)
+
+# --- fold fixup!/squash! commits ----------------------------------------------
+if kgit log --format=%s pristine..HEAD | grep -qE '^(fixup|squash|amend)! '; then
+	[ -z "$dirty" ] || die "$KREL has uncommitted edits; commit or stash them before folding fixup! commits"
+	log "patch: folding fixup!/squash! commits (git rebase --autosquash)"
+	before_tree=$(kgit rev-parse HEAD^{tree})
+	mtimes=$(mktemp)
+	# every file the series touches, with its modification time
+	(cd "$KDIR" && git diff -z --name-only pristine HEAD | xargs -0 -r stat -c '%.9Y %n' 2>/dev/null) >"$mtimes" || true
+	if ! GIT_SEQUENCE_EDITOR=: GIT_EDITOR=: kgit rebase -q -i --autosquash pristine; then
+		rm -f "$mtimes"
+		die "the autosquash rebase stopped (conflict?): finish it in $KREL (git rebase --continue or --abort), then run 'make patch' again"
+	fi
+	[ "$(kgit rev-parse HEAD^{tree})" = "$before_tree" ] || die "autosquash changed the tree of HEAD; check $KREL"
+	# same content as before: give each file its old time back
+	while read -r ts f; do
+		[ -e "$KDIR/$f" ] && touch -m -d "@$ts" "$KDIR/$f"
+	done <"$mtimes"
+	rm -f "$mtimes"
 fi
-files=0
-while IFS= read -r -d '' src; do
-	rel=${src#"$KSRC"/}
-	mkdir -p "$(dirname "$work/b/$rel")"
-	rm -f "$work/b/$rel"
-	cp "$src" "$work/b/$rel"
-	files=$((files + 1))
-done < <(find "$KSRC" -path "$KSRC/patches" -prune -o -path "$KSRC/configs" -prune -o -type f -print0)
+if [ -n "$dirty" ]; then
+	log "patch: warning: uncommitted edits in $KREL are not exported:"
+	printf '%s\n' "$dirty" | sed 's/^/  /'
+fi
 
-(cd "$work" && diff -urN a b || [ $? -eq 1 ]) >"$out.tmp"
-# readable header
+# --- kernel/patches -----------------------------------------------------------
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Neither the user's git configuration (format.*, diff.*) nor the git
+# version's signature may change the output: fixed options only.
+GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit -c core.abbrev=12 format-patch -q \
+	--zero-commit --no-signature --no-numbered --full-index --no-renames \
+	--diff-algorithm=myers --no-thread --no-cover-letter --stat=72 \
+	-o "$work/patches" pristine..HEAD
+mkdir -p "$KSRC/patches"
+shopt -s nullglob
+new=("$work"/patches/*.patch)
+n=${#new[@]}
+updated=0
+for f in "$KSRC"/patches/*.patch "$KSRC"/patches/series; do
+	[ -e "$f" ] && [ ! -e "$work/patches/$(basename "$f")" ] && { rm -f "$f"; updated=$((updated + 1)); }
+done
+for f in "${new[@]}"; do
+	dst=$KSRC/patches/$(basename "$f")
+	cmp -s "$f" "$dst" || { cp "$f" "$dst"; updated=$((updated + 1)); }
+done
+shopt -u nullglob
+
+shopt -s nullglob
+series=("$KSRC"/patches/*.patch)
+shopt -u nullglob
+got=$(series_commit "$KDIR" "${series[@]}")
+[ "$(kgit rev-parse "$got^{tree}")" = "$(kgit rev-parse HEAD^{tree})" ] ||
+	die "kernel/patches applied to pristine does not give $KREL's HEAD"
+# HEAD becomes the series' own commits (same tree, so no file and no
+# uncommitted edit changes): the next 'make kernel' finds them applied.
+kgit reset -q --soft "$got"
+kgit update-ref refs/saakm/series "$got"
+kgit update-ref refs/saakm/applied "$got"
+log "patch: kernel/patches: $n patch(es) from pristine..HEAD, $updated file(s) written or removed; verified: applied to pristine they give HEAD"
+
+# --- build/saakm-6.12.patch ---------------------------------------------------
 {
 	echo "SaaKM for Linux 6.12 ($(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown) source)"
-	echo "Generated by 'make patch' from $(git -C "$SAAKM_ROOT" describe --always --dirty 2>/dev/null || echo 'an unversioned tree')."
-	echo "$n patch(es) from kernel/patches/series, $files overlay file(s)."
+	echo "Generated by 'make patch' from $(git -C "$SAAKM_ROOT" describe --always --dirty 2>/dev/null || echo 'an unversioned tree'): the $n patch(es) of kernel/patches in one."
 	echo "Apply: cd linux-6.12 && patch -p1 < saakm-6.12.patch"
 	echo "Enable: CONFIG_SCHED_CLASS_SAAKM=y"
 	echo
-	cat "$out.tmp"
+	kgit log --reverse --format='  %s' pristine..HEAD
+	echo
+	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit diff --stat=72 --full-index --no-renames pristine HEAD
+	echo
+	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit diff --full-index --no-renames --diff-algorithm=myers pristine HEAD
 } >"$out"
-rm -f "$out.tmp"
-
-if [ "$(grep -c '^+++ ' "$out")" -eq 0 ]; then
-	log "patch: warning: no changes against 6.12 yet (empty overlay and series)"
-else
-	patch -d "$work/a" -p1 --dry-run --batch -s <"$out" >/dev/null || die "generated patch does not apply to a fresh 6.12 tree"
-	log "patch: verified with a dry run against a fresh 6.12 extraction"
-fi
-log "patch: wrote ${out#"$SAAKM_ROOT"/} ($(grep -c '^+++ ' "$out") file(s), $(wc -l <"$out") lines)"
+GIT_INDEX_FILE=$work/index kgit read-tree pristine
+GIT_INDEX_FILE=$work/index kgit apply --cached --check "$out" || die "$out does not apply to pristine 6.12"
+log "patch: wrote ${out#"$SAAKM_ROOT"/} ($(grep -c '^+++ ' "$out") file(s), $(wc -l <"$out") lines), checked against pristine"
