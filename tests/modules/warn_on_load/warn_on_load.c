@@ -4,7 +4,7 @@
  *
  * Loading it triggers one WARN() with a distinctive message. The test
  * runner must notice the splat in the guest console and fail the run;
- * tests/host/t_runner_catches_warn.sh checks that it does. The module
+ * tests/harness/host/t_runner_catches_warn.sh checks that it does. The module
  * then loads normally, so the guest keeps running.
  */
 #include <linux/bug.h>
