@@ -112,7 +112,10 @@ fi
 # 4-level paging: TCG offers LA57, and with 5-level paging the KASAN kernel
 # took a wild-memory-access report in an early-boot interrupt (handle_edge_irq
 # during arch_cpu_finalize_init, before any SaaKM code) in 1 of 18 boots.
-args+=(--append no5lvl)
+# tsc=reliable: without it the clocksource watchdog can find TCG's TSC
+# "unstable" under host load and move the guest to the HPET mid-test (seen in
+# a debug pass), which slows all timekeeping and every timed wait after it.
+args+=(--append no5lvl --append tsc=reliable)
 for a in "${appends[@]}"; do args+=(--append "$a"); done
 for d in "${rwdirs[@]}"; do
 	mkdir -p "$d"
