@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usim.h - the driver API of libusim, the SaaKM policy API in user space.
+ *
+ * A policy's unchanged source (policies/NAME/*.c) is compiled against the
+ * shim headers in tools/usim/include (<linux/saakm.h> and the documented
+ * kernel subset) and linked with libusim.a. A driver then plays the class:
+ * it creates a world of CPUs and tasks, loads the module (module_init), and
+ * calls the policy's callbacks one at a time with usim_call(), exactly as
+ * the kernel's class core would. What the policy does in reply
+ * (saakm_change_state(), saakm_running_ns(), ...) is validated like in the
+ * kernel and reported through struct usim_hooks.
+ *
+ * Two drivers use it: "saakm replay" (feeds recorded CALLs, compares) and
+ * the class simulator usim_class.h (tests/policy: unit tests and stress).
+ *
+ * This header is self-contained on purpose: it needs neither the shim
+ * headers nor the kernel's, so a driver translation unit can include the
+ * uapi headers (build/uapi/linux/saakm.h, saakm_replay.h) next to it.
+ * States and events are plain ints: the positions in SAAKM_STATES() and
+ * SAAKM_EVENTS() of build/uapi/linux/saakm.h.
+ *
+ * One world per process: policy globals (module parameters, static data)
+ * are not reset between usim_unload() and the next usim_load(), unlike a
+ * real module reload. Drivers that run many scenarios fork per scenario.
+ */
+#ifndef USIM_H
+#define USIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct task_struct;
+struct saakm_policy;
+
+/* CPUs of a world, at most (the recordings' affinity masks are 64-bit). */
+#define USIM_MAX_CPUS	64
+
+/* The first argument of usim_hooks.input (SAAKM_INPUT_* of saakm_replay.h). */
+#define USIM_INPUT_RUNNING_NS	0
+#define USIM_INPUT_CAN_MIGRATE	1
+
+/**
+ * struct usim_hooks - what the driver hears from the policy; any may be NULL
+ * @ctx: passed back to every hook
+ * @state: a saakm_change_state() that passed validation, after it was
+ *	applied: @from/@to states, @cpu the cpu argument, @rq_cpu the cpu
+ *	field of the runqueue argument (-1 for NULL or a shared runqueue)
+ * @input: saakm_running_ns() (@which USIM_INPUT_RUNNING_NS, @dst -1) or
+ *	saakm_can_migrate() (USIM_INPUT_CAN_MIGRATE, @dst the CPU): set *@val
+ *	and return 1 to override what the simulation computed (passed in *@val)
+ * @error: a refused transition, a wrong-cpu insertion, saakm_policy_error(),
+ *	or a misuse of the API the simulation detected; the message names the
+ *	policy, task, states. usim_call() still returns normally.
+ */
+struct usim_hooks {
+	void *ctx;
+	void (*state)(void *ctx, struct task_struct *p, int from, int to, int cpu, int rq_cpu);
+	int (*input)(void *ctx, int which, struct task_struct *p, int dst, unsigned long long *val);
+	void (*error)(void *ctx, const char *msg);
+};
+
+/* World. */
+
+/* A fresh world: @nr_cpus possible CPUs (1..USIM_MAX_CPUS), all online,
+ * no task, clock at 0. @hooks is copied (NULL: none). 0 or -EINVAL. */
+int usim_setup(int nr_cpus, const struct usim_hooks *hooks);
+int usim_nr_cpus(void);
+/* CPU hotplug as the policy sees it: cpu_online_mask and cpu_active_mask
+ * (for_each_online_cpu, saakm_can_migrate). No callback: drivers call
+ * core_entry/core_exit themselves (usim_class.h does). */
+void usim_set_cpu_online(int cpu, int online);
+int usim_cpu_online(int cpu);
+
+/* Module parameters, "name=value ..." (bool: Y/N/y/n/1/0; ints decimal),
+ * before usim_load(). 0, or -EINVAL naming the bad one via the error hook. */
+int usim_set_params(const char *params);
+/* Write the current parameters as "name=value ..." into @buf. */
+void usim_get_params(char *buf, size_t size);
+/* module_init: 0 or its negative errno. Registered policies get init and
+ * core_entry on every online CPU, as saakm_register_policy() does. */
+int usim_load(void);
+/* module_exit. Tasks still attached are not drained: drivers that model
+ * unload terminate them first (usim_class does, like saakm_drain()). */
+void usim_unload(void);
+
+/* A registered policy by name, NULL name: the first registered; or NULL. */
+struct saakm_policy *usim_policy(const char *name);
+const char *usim_policy_name(const struct saakm_policy *pol);
+int usim_policy_id(const struct saakm_policy *pol);
+/* Policies registered now, and the n-th of them in slot order. */
+int usim_nr_policies(void);
+struct saakm_policy *usim_policy_nth(int n);
+/* 1 after an error was reported for @pol (the kernel would have ejected it). */
+int usim_policy_failed(const struct saakm_policy *pol);
+
+/* Tasks. */
+
+/* Find or create task @pid (>= 0). A new task: not attached, all CPUs
+ * allowed, nice 0, task cpu 0, runtime 0. O(1). */
+struct task_struct *usim_task(int pid);
+/* The task, or NULL if it does not exist. */
+struct task_struct *usim_task_find(int pid);
+/* Forget @p (after it left its policy). */
+void usim_task_free(struct task_struct *p);
+int usim_task_pid(const struct task_struct *p);
+int usim_task_state(const struct task_struct *p);
+int usim_task_cpu(const struct task_struct *p);	/* task_cpu(p) */
+/* p->saakm.cpu: the CPU it was last placed on or picked from, -1 none. */
+int usim_task_saakm_cpu(const struct task_struct *p);
+struct saakm_policy *usim_task_policy(const struct task_struct *p);
+/* The runqueue @p is queued in: its cpu field (-1: shared), or -2 if none. */
+int usim_task_rq_cpu(const struct task_struct *p);
+void usim_set_affinity(struct task_struct *p, unsigned long long mask);
+unsigned long long usim_task_affinity(const struct task_struct *p);
+void usim_set_task_cpu(struct task_struct *p, int cpu);
+void usim_set_nice(struct task_struct *p, int nice);
+int usim_task_nice(const struct task_struct *p);
+/* p->se.sum_exec_runtime += @ns (what saakm_running_ns() measures). */
+void usim_task_add_runtime(struct task_struct *p, unsigned long long ns);
+/* Attach @p to @pol in @state (NOT_QUEUED, or BLOCKED for a sleeping
+ * task joining by sched_setattr), as saakm_attach(): data NULL, cpu -1.
+ * usim_call(NEW_PREPARE) attaches a task of another (or no) policy itself,
+ * NOT_QUEUED. */
+void usim_attach(struct task_struct *p, struct saakm_policy *pol, int state);
+/* Take @p out of its policy (usim_call(FREE_METADATA) does it itself). */
+void usim_detach(struct task_struct *p);
+/* The class's own move, saakm_force_state(): not validated, no hook; off
+ * its runqueue unless READY_TICK -> READY (a relabel). */
+void usim_force_state(struct task_struct *p, int state);
+
+/* Callbacks. */
+
+/**
+ * usim_call - invoke one callback of @pol, as the class core does
+ * @ev: the event number (SAAKM_EV_*)
+ * @cpu: its cpu argument; for balance_pick the source CPU; ignored by the
+ *	callbacks without one (they run on task_cpu(p): set it first)
+ * @p: the task for task callbacks, else NULL
+ * @a: balance_pick: the destination CPU; checkparam_attr/setparam_attr:
+ *	ignored (the attr is { nice of @p, NULL, 0 }); else ignored
+ *
+ * Sets the callback context saakm_change_state() checks (which callback,
+ * for which task), calls, clears it. A missing callback gives the class's
+ * default: new_prepare/unblock_prepare the task's CPU, newly_idle and
+ * balancing_select -1, balance_pick/schedule NULL, checkparam 0.
+ * NEW_PREPARE attaches @p first if needed; FREE_METADATA detaches it after.
+ *
+ * Return: the int the callback returned, the pid of the task it returned
+ * (-1 for NULL), or 0 for a void callback.
+ */
+long usim_call(struct saakm_policy *pol, int ev, int cpu, struct task_struct *p, int a);
+/* The task a task-returning callback returned in the last usim_call(). */
+struct task_struct *usim_last_task(void);
+/* Does @pol implement callback @ev? */
+int usim_has_callback(const struct saakm_policy *pol, int ev);
+
+/* Clock: logical, in ns; jiffies = ns / 4 ms (HZ 250). */
+unsigned long long usim_now_ns(void);
+/* Advance by @ns, firing due hrtimers in time order (their callbacks run
+ * with the clock at their expiry). */
+void usim_advance_ns(unsigned long long ns);
+/* Advance to @ns if later than now (same as usim_advance_ns). */
+void usim_set_now_ns(unsigned long long ns);
+
+/* Names: SAAKM_STATES / SAAKM_EVENTS, "?" if out of range. */
+const char *usim_state_name(int state);
+const char *usim_event_name(int ev);
+int usim_nr_states(void);
+int usim_nr_events(void);
+
+/* Memory the policy holds: kmalloc/alloc_percpu blocks not yet freed. */
+long usim_alloc_outstanding(void);
+/* Errors reported so far in this world. */
+int usim_error_count(void);
+/* printk output: to stderr (default), or dropped when @quiet. */
+void usim_set_quiet(int quiet);
+
+#endif /* USIM_H */
