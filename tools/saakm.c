@@ -3,7 +3,8 @@
  * saakm(1): list SaaKM scheduling policies and move tasks onto them, like
  * chrt(1) for SCHED_SAAKM, and show what /proc/saakm says (through libsaakm's
  * parser: scripts and shell tests read /proc/saakm with 'saakm get').
- * Built on libsaakm (tools/lib). Run 'saakm help'.
+ * Built on libsaakm (tools/lib). Record/replay and trace-json live in
+ * saakm_record.c, saakm_replay.c and saakm_json.c. Run 'saakm help'.
  * Exit status: 0 on success, 1 on failure, 2 on a usage error.
  */
 #define _GNU_SOURCE
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "saakm.h"
+#include "saakm_cli.h"
 
 static const char usage_text[] =
 "usage: saakm list\n"
@@ -24,6 +26,11 @@ static const char usage_text[] =
 "       saakm events [NAME]\n"
 "       saakm cpus [NAME]\n"
 "       saakm get policies|events|errors|cpus NAME [KEY]\n"
+"       saakm record -p NAME|ID [-o FILE] [-b KB] [-m MODULE] [--no-join] [-- CMD [ARGS...]]\n"
+"       saakm replay FILE POLICY.c [--last N] [-v]\n"
+"       saakm trace-json FILE [-o OUT.json]\n"
+"       saakm convert TRACE -p NAME [-i ID] [-o FILE] [-c CPUS] [-m MODULE] [-P PARAMS]\n"
+"       saakm dump FILE\n"
 "       saakm help\n";
 
 static const char help_text[] =
@@ -37,6 +44,17 @@ static const char help_text[] =
 "  get     one field of policy NAME's record in a /proc/saakm file, or with\n"
 "          no KEY its whole record as KEY=VALUE lines; exit 1 if absent\n"
 "          (for scripts: 'saakm get policies fifo state')\n"
+"  record  record the calls and decisions of a policy while CMD runs in it\n"
+"          (or until Ctrl-C) into FILE (default saakm.rec); -b: trace buffer\n"
+"          per CPU in KB (default 32768); -m: the policy's module, for its\n"
+"          parameters; --no-join: run CMD without moving it onto the policy\n"
+"  replay  compile POLICY.c for user space (tools/usim) and check its decisions\n"
+"          against FILE; at the first divergence print it and the --last N\n"
+"          (default 10) records before; exit 0 match, 1 divergence,\n"
+"          2 error, 3 recording incomplete (matched up to the gap)\n"
+"  trace-json  FILE as Chrome trace JSON for ui.perfetto.dev (default FILE.json)\n"
+"  convert a saved trace text (tracefs trace, trace-cmd report) into a recording\n"
+"  dump    a recording, one record a line\n"
 "\n"
 "  -p, --policy NAME|ID  the policy, by name or id (see 'saakm list')\n"
 "  -r, --reset-on-fork   children of the task do not inherit the policy\n"
@@ -376,5 +394,15 @@ int main(int argc, char **argv)
 		return cmd_cpus(argc - 1, argv + 1);
 	if (!strcmp(cmd, "get"))
 		return cmd_get(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(cmd, "trace-json"))
+		return cmd_trace_json(argc - 1, argv + 1);
+	if (!strcmp(cmd, "convert"))
+		return cmd_rec_convert(argc - 1, argv + 1);
+	if (!strcmp(cmd, "dump"))
+		return cmd_rec_dump(argc - 1, argv + 1);
 	return usage("unknown command '%s'", cmd);
 }
