@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build tools/ and run its host unit tests (no SaaKM kernel needed): the
-# libsaakm parser test and the CLI test. Prints TAP (tests/guest/tap.sh):
+# libsaakm parser test, the CLI test, and the record/replay tests. Prints TAP (tests/guest/tap.sh):
 # one line per test program, its own TAP lines indented below it as a
 # subtest; exits non-zero if any failed. O=/abs/dir selects the build
 # directory (default build/tools).
@@ -31,4 +31,6 @@ if ! out=$(make -s -C "$root/tools" O="$O" test-progs 2>&1); then
 fi
 run_program "libsaakm parser (test_parser)" "$O/tests/test_parser" "$here/fixtures"
 run_program "saakm CLI (t_cli.sh)" bash "$here/t_cli.sh" "$O/saakm"
+run_program "recording files (test_rec)" "$O/tests/test_rec" "$here/fixtures"
+run_program "saakm record/convert/trace-json (t_record.sh)" bash "$here/t_record.sh" "$O/saakm"
 done_testing
