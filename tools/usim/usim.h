@@ -2,7 +2,7 @@
 /*
  * usim.h - the driver API of libusim, the SaaKM policy API in user space.
  *
- * A policy's unchanged source (policies/NAME/*.c) is compiled against the
+ * A policy's unchanged source (policies/NAME/NAME.c) is compiled against the
  * shim headers in tools/usim/include (<linux/saakm.h> and the documented
  * kernel subset) and linked with libusim.a. A driver then plays the class:
  * it creates a world of CPUs and tasks, loads the module (module_init), and
@@ -52,12 +52,16 @@ struct saakm_policy;
  * @error: a refused transition, a wrong-cpu insertion, saakm_policy_error(),
  *	or a misuse of the API the simulation detected; the message names the
  *	policy, task, states. usim_call() still returns normally.
+ * @call: after each usim_call() of a callback the policy implements, with
+ *	its arguments and what usim_call() returns (for tracing)
  */
 struct usim_hooks {
 	void *ctx;
 	void (*state)(void *ctx, struct task_struct *p, int from, int to, int cpu, int rq_cpu);
 	int (*input)(void *ctx, int which, struct task_struct *p, int dst, unsigned long long *val);
 	void (*error)(void *ctx, const char *msg);
+	void (*call)(void *ctx, struct saakm_policy *pol, int ev, int cpu,
+		     struct task_struct *p, int a, long ret);
 };
 
 /* World. */
@@ -168,6 +172,19 @@ const char *usim_state_name(int state);
 const char *usim_event_name(int ev);
 int usim_nr_states(void);
 int usim_nr_events(void);
+
+/* Per-policy counters and state the class simulation reads. */
+unsigned int usim_policy_nr_ready(const struct saakm_policy *pol, int cpu);
+unsigned int usim_policy_balance_ms(const struct saakm_policy *pol);
+unsigned int usim_policy_timeout_ms(const struct saakm_policy *pol);
+/* hrtimers armed now. */
+int usim_nr_timers(void);
+unsigned long long usim_event_count(const struct saakm_policy *pol, int ev);
+/* saakm_can_migrate() needs to know whether @p is on a CPU right now. */
+void usim_set_on_cpu(struct task_struct *p, int on_cpu);
+/* Topology for saakm_topo_mask(): CPUs per core (SMT) and per last-level
+ * cache; one NUMA node. Default 1 and all CPUs. */
+void usim_set_topology(int smt, int llc);
 
 /* Memory the policy holds: kmalloc/alloc_percpu blocks not yet freed. */
 long usim_alloc_outstanding(void);

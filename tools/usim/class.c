@@ -1,0 +1,1022 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The class simulation of usim_class.h: simulated CPUs and tasks driving a
+ * policy through libusim the way build/linux/kernel/sched/saakm.c drives it
+ * in the kernel, with the invariant checks of the class's safety net.
+ *
+ * Kernel hook -> function here:
+ *   enqueue_task_saakm   enqueue()    new_place / unblock_place, checked
+ *   dequeue_task_saakm   dequeue()    block, checked
+ *   select_task_rq       uc_wake(), uc_fork(): unblock_prepare / new_prepare
+ *   __schedule           resched()    newly_idle + balance_pick, then
+ *                                     schedule in slot order, put_prev,
+ *                                     enter_idle / exit_idle
+ *   task_tick_saakm      tick()       tick, resched on READY_TICK
+ *   __saakm_tick, watchdog  check_stalls()
+ *   hotplug              uc_cpu_down(), uc_cpu_up()
+ *   saakm_unregister_policy  usim_unload() (libusim drains like the kernel)
+ */
+#include <linux/saakm.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "usim.h"
+#include "usim_class.h"
+
+/* What the class knows about a task besides p->saakm. */
+struct uc_task {
+	struct task_struct *p;
+	bool alive;
+	bool queued;			/* runnable: SAAKM_TF_QUEUED */
+	unsigned long long since;	/* last state change, for the watchdog */
+};
+
+struct uc_cpu {
+	bool online;
+	bool idle;			/* enter_idle told, exit_idle not yet */
+	struct task_struct *curr;
+	struct list_head parked;	/* RUNNING tasks that lost the CPU */
+	unsigned long long exec_start;
+	unsigned long long ready_since;	/* waiting READY tasks, no pick since */
+	unsigned long long next_balance;
+};
+
+#define TRACE_LINES	256
+#define TRACE_WIDTH	120
+
+static struct {
+	struct uc_opts o;
+	struct saakm_policy *pol;
+	struct uc_cpu cpus[USIM_MAX_CPUS];
+	struct uc_task tasks[UC_MAX_TASKS];
+	char failure[512];
+	bool failed;
+	unsigned long long next_tick;
+	unsigned long long calls[64];
+	char trace[TRACE_LINES][TRACE_WIDTH];
+	unsigned long trace_n;
+} C;
+
+/* Trace and failure. */
+
+void uc_trace(const char *fmt, ...)
+{
+	char *line = C.trace[C.trace_n++ % TRACE_LINES];
+	unsigned long long now = usim_now_ns();
+	va_list ap;
+	int n;
+
+	n = snprintf(line, TRACE_WIDTH, "%5llu.%03llu ms  ", now / 1000000, now / 1000 % 1000);
+	va_start(ap, fmt);
+	vsnprintf(line + n, TRACE_WIDTH - n, fmt, ap);
+	va_end(ap);
+}
+
+void uc_trace_dump(FILE *f, int last)
+{
+	unsigned long i = C.trace_n > (unsigned long)last ? C.trace_n - last : 0;
+
+	if (C.trace_n - i > TRACE_LINES)
+		i = C.trace_n - TRACE_LINES;
+	for (; i < C.trace_n; i++)
+		fprintf(f, "#   %s\n", C.trace[i % TRACE_LINES]);
+}
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (C.failed)
+		return;
+	C.failed = true;
+	va_start(ap, fmt);
+	vsnprintf(C.failure, sizeof(C.failure), fmt, ap);
+	va_end(ap);
+	uc_trace("FAIL: %s", C.failure);
+}
+
+const char *uc_failure(void)
+{
+	return C.failed ? C.failure : NULL;
+}
+
+/* libusim hooks. */
+
+static struct uc_task *T(struct task_struct *p)
+{
+	return p ? &C.tasks[p->pid] : NULL;
+}
+
+static void hook_state(void *ctx, struct task_struct *p, int from, int to, int cpu, int rq_cpu)
+{
+	T(p)->since = usim_now_ns();
+	uc_trace("  task %d %s -> %s (cpu %d, rq %d)", p->pid, usim_state_name(from),
+		 usim_state_name(to), cpu, rq_cpu);
+}
+
+static void hook_error(void *ctx, const char *msg)
+{
+	fail("%s", msg);
+}
+
+static void hook_call(void *ctx, struct saakm_policy *pol, int ev, int cpu,
+		      struct task_struct *p, int a, long ret)
+{
+	if (ev < (int)ARRAY_SIZE(C.calls))
+		C.calls[ev]++;
+	if (ev == SAAKM_EV_BALANCE_PICK)
+		uc_trace("  %s(src %d, dst %d) = %ld", usim_event_name(ev), cpu, a, ret);
+	else if (p)
+		uc_trace("  %s(cpu %d, task %d) = %ld", usim_event_name(ev), cpu, p->pid, ret);
+	else
+		uc_trace("  %s(cpu %d) = %ld", usim_event_name(ev), cpu, ret);
+}
+
+/* Helpers. */
+
+static struct uc_task *task(int pid)
+{
+	if (pid < 0 || pid >= UC_MAX_TASKS || !C.tasks[pid].alive)
+		return NULL;
+	return &C.tasks[pid];
+}
+
+static bool cpu_valid(int cpu)
+{
+	return cpu >= 0 && cpu < C.o.nr_cpus;
+}
+
+static bool ready(int state)
+{
+	return state == SAAKM_READY || state == SAAKM_READY_TICK;
+}
+
+static void force(struct task_struct *p, int state)
+{
+	uc_trace("  class: task %d %s -> %s (forced)", p->pid,
+		 usim_state_name(p->saakm.state), usim_state_name(state));
+	usim_force_state(p, state);
+	T(p)->since = usim_now_ns();
+}
+
+/* Charge the running task of @cpu with the time since it last was. */
+static void update_curr(int cpu)
+{
+	struct uc_cpu *c = &C.cpus[cpu];
+	unsigned long long now = usim_now_ns();
+
+	if (c->curr)
+		usim_task_add_runtime(c->curr, now - c->exec_start);
+	c->exec_start = now;
+}
+
+static void park(struct task_struct *p, int cpu, bool tail)
+{
+	if (tail)
+		list_move_tail(&p->saakm.core_node, &C.cpus[cpu].parked);
+	else
+		list_move(&p->saakm.core_node, &C.cpus[cpu].parked);
+}
+
+static void unpark(struct task_struct *p)
+{
+	list_del_init(&p->saakm.core_node);
+}
+
+/* Work on @cpu for policies ranked before @upto (NULL: any). */
+static bool has_work(int cpu, struct saakm_policy *upto)
+{
+	struct task_struct *p;
+	int n;
+
+	for (n = 0; n < usim_nr_policies(); n++) {
+		struct saakm_policy *pol = usim_policy_nth(n);
+
+		if (pol == upto)
+			break;
+		if (usim_policy_nr_ready(pol, cpu))
+			return true;
+		list_for_each_entry(p, &C.cpus[cpu].parked, saakm.core_node)
+			if (p->saakm.policy == pol)
+				return true;
+	}
+	return false;
+}
+
+static bool keeps_cpu(int cpu, struct task_struct *prev)
+{
+	return prev && T(prev)->queued && prev->saakm.policy &&
+	       prev->saakm.state == SAAKM_RUNNING && !has_work(cpu, prev->saakm.policy);
+}
+
+/* policy_pick(): ask @pol for a task on @cpu and check what it returns. */
+static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
+{
+	struct task_struct *p;
+
+	usim_call(pol, SAAKM_EV_SCHEDULE, cpu, NULL, -1);
+	p = usim_last_task();
+	if (!p)
+		return NULL;
+	C.cpus[cpu].ready_since = usim_now_ns();
+	if (p->saakm.policy != pol || (int)task_cpu(p) != cpu || !T(p)->queued ||
+	    p->saakm.state != SAAKM_RUNNING) {
+		fail("bad-pick: schedule(%d) returned task %d (cpu %d, state %s)", cpu,
+		     p->pid, task_cpu(p), usim_state_name(p->saakm.state));
+		return NULL;
+	}
+	return p;
+}
+
+/* saakm_pick_parked(): a parked task first, else the policies in slot order. */
+static struct task_struct *pick(int cpu)
+{
+	struct task_struct *p;
+	int n;
+
+	for (n = 0; n < usim_nr_policies(); n++) {
+		struct saakm_policy *pol = usim_policy_nth(n);
+
+		list_for_each_entry(p, &C.cpus[cpu].parked, saakm.core_node)
+			if (p->saakm.policy == pol)
+				return p;
+		if (!usim_policy_nr_ready(pol, cpu))
+			continue;
+		p = policy_pick(pol, cpu);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+static void enqueue(struct task_struct *p, int cpu, bool wakeup);
+static void dequeue(struct task_struct *p, bool sleep);
+
+/* saakm_pull(): take one task of @pol from @src to @dst with balance_pick(). */
+static void pull(struct saakm_policy *pol, int src, int dst)
+{
+	struct task_struct *p;
+
+	usim_call(pol, SAAKM_EV_BALANCE_PICK, src, NULL, dst);
+	p = usim_last_task();
+	if (!p)
+		return;
+	if (p->saakm.state == SAAKM_MIGRATING && (int)task_cpu(p) == src && T(p)->queued &&
+	    C.cpus[src].curr != p && cpumask_test_cpu(dst, p->cpus_ptr) && C.cpus[dst].online) {
+		uc_trace("class: migrate task %d cpu %d -> %d", p->pid, src, dst);
+		dequeue(p, false);
+		usim_set_task_cpu(p, dst);
+		enqueue(p, dst, false);
+	} else {
+		fail("bad-pick: balance_pick(%d, %d) returned task %d that cannot move (state %s, cpu %d)",
+		     src, dst, p->pid, usim_state_name(p->saakm.state), task_cpu(p));
+	}
+}
+
+static bool valid_src(int src, int dst)
+{
+	return src >= 0 && src < C.o.nr_cpus && src != dst && C.cpus[src].online;
+}
+
+/* balance_saakm(): newly idle @cpu asks each policy for a CPU to pull from. */
+static void balance(int cpu, struct task_struct *prev)
+{
+	int n;
+
+	if (keeps_cpu(cpu, prev) || has_work(cpu, NULL))
+		return;
+	for (n = 0; n < usim_nr_policies() && !C.failed; n++) {
+		struct saakm_policy *pol = usim_policy_nth(n);
+		int src;
+
+		if (!usim_has_callback(pol, SAAKM_EV_NEWLY_IDLE))
+			continue;
+		src = usim_call(pol, SAAKM_EV_NEWLY_IDLE, cpu, NULL, -1);
+		if (!valid_src(src, cpu))
+			continue;
+		pull(pol, src, cpu);
+		if (has_work(cpu, NULL))
+			return;
+	}
+}
+
+/* put_prev_task_saakm(): @prev leaves @cpu for another task or idle. */
+static void put_prev(struct task_struct *prev, int cpu)
+{
+	if (!T(prev)->queued || !prev->saakm.policy)
+		return;
+	switch (prev->saakm.state) {
+	case SAAKM_READY_TICK:
+		force(prev, SAAKM_READY);
+		break;
+	case SAAKM_RUNNING:
+		park(prev, cpu, false);
+		break;
+	case SAAKM_READY:
+		break;
+	default:
+		fail("callback: task %d left cpu %d in state %s while runnable", prev->pid, cpu,
+		     usim_state_name(prev->saakm.state));
+		force(prev, SAAKM_RUNNING);
+		park(prev, cpu, true);
+	}
+}
+
+static void idle_notify(int cpu, bool idle)
+{
+	struct uc_cpu *c = &C.cpus[cpu];
+	int n;
+
+	if (c->idle == idle)
+		return;
+	c->idle = idle;
+	for (n = 0; n < usim_nr_policies(); n++)
+		usim_call(usim_policy_nth(n), idle ? SAAKM_EV_ENTER_IDLE : SAAKM_EV_EXIT_IDLE,
+			  cpu, NULL, -1);
+}
+
+/* __schedule() on @cpu: balance, pick, switch. */
+static void resched(int cpu)
+{
+	struct uc_cpu *c = &C.cpus[cpu];
+	struct task_struct *prev = c->curr, *next;
+
+	if (!c->online || C.failed)
+		return;
+	update_curr(cpu);
+	/* The class's balance() runs only when a task (not idle) was running. */
+	if (prev)
+		balance(cpu, prev);
+	if (C.failed)
+		return;
+	if (keeps_cpu(cpu, prev)) {
+		next = prev;
+	} else {
+		next = pick(cpu);
+		if (next == prev && next)
+			unpark(next);
+	}
+	if (C.failed || next == prev)
+		return;
+	if (prev) {
+		put_prev(prev, cpu);
+		usim_set_on_cpu(prev, 0);
+	}
+	if (next) {
+		unpark(next);
+		if (next->saakm.state == SAAKM_NOT_QUEUED || next->saakm.state == SAAKM_BLOCKED)
+			force(next, SAAKM_RUNNING);
+		usim_set_on_cpu(next, 1);
+	}
+	c->curr = next;
+	c->exec_start = usim_now_ns();
+	uc_trace("class: cpu %d runs %d (was %d)", cpu, next ? next->pid : -1, prev ? prev->pid : -1);
+	idle_notify(cpu, next == NULL);
+}
+
+/* wakeup_preempt(): an idle CPU, or one running a later policy, reschedules. */
+static void preempt_check(struct task_struct *p, int cpu)
+{
+	struct task_struct *curr = C.cpus[cpu].curr;
+
+	if (!curr || !T(curr)->queued)
+		resched(cpu);
+	else if (curr->saakm.policy && p->saakm.policy &&
+		 usim_policy_id(p->saakm.policy) != usim_policy_id(curr->saakm.policy) &&
+		 has_work(cpu, curr->saakm.policy))
+		resched(cpu);
+}
+
+/* check_placed(): after new_place/unblock_place the task must be READY. */
+static void check_placed(struct task_struct *p, int cpu, const char *ev)
+{
+	if (p->saakm.state == SAAKM_READY)
+		return;
+	fail("callback: %s left task %d in state %s", ev, p->pid, usim_state_name(p->saakm.state));
+	force(p, SAAKM_RUNNING);
+	park(p, cpu, true);
+}
+
+static void enqueue(struct task_struct *p, int cpu, bool wakeup)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+
+	T(p)->queued = true;
+	switch (p->saakm.state) {
+	case SAAKM_NOT_QUEUED:
+		usim_call(pol, SAAKM_EV_NEW_PLACE, cpu, p, -1);
+		check_placed(p, cpu, "new_place");
+		break;
+	case SAAKM_BLOCKED:
+	case SAAKM_MIGRATING:
+		usim_call(pol, SAAKM_EV_UNBLOCK_PLACE, cpu, p, -1);
+		check_placed(p, cpu, "unblock_place");
+		break;
+	default:
+		break;
+	}
+}
+
+static void dequeue(struct task_struct *p, bool sleep)
+{
+	int cpu = task_cpu(p);
+
+	if (C.cpus[cpu].curr == p)
+		update_curr(cpu);
+	T(p)->queued = false;
+	switch (p->saakm.state) {
+	case SAAKM_READY:
+	case SAAKM_READY_TICK:
+	case SAAKM_RUNNING:
+		unpark(p);
+		usim_call(p->saakm.policy, SAAKM_EV_BLOCK, cpu, p, -1);
+		if (p->saakm.state != SAAKM_BLOCKED) {
+			fail("callback: block left task %d in state %s", p->pid,
+			     usim_state_name(p->saakm.state));
+			force(p, SAAKM_BLOCKED);
+		}
+		break;
+	default:
+		break;
+	}
+	(void)sleep;
+}
+
+/* select_fallback_rq(): an active CPU the task may use, or widen its affinity. */
+static int fallback_cpu(struct task_struct *p)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
+		if (C.cpus[cpu].online && cpumask_test_cpu(cpu, p->cpus_ptr))
+			return cpu;
+	uc_trace("class: task %d no longer affine to any online cpu: all cpus allowed", p->pid);
+	usim_set_affinity(p, ~0ULL);
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
+		if (C.cpus[cpu].online)
+			return cpu;
+	return 0;
+}
+
+/* The CPU a callback chose, checked like select_task_rq_saakm() and the core. */
+static int checked_cpu(struct task_struct *p, int cpu, int prev_cpu, const char *ev)
+{
+	if (cpu < 0 || cpu >= C.o.nr_cpus || !cpumask_test_cpu(cpu, p->cpus_ptr)) {
+		fail("wrong-cpu: %s chose CPU %d for task %d outside its affinity", ev, cpu, p->pid);
+		cpu = prev_cpu;
+	}
+	if (!C.cpus[cpu].online || !cpumask_test_cpu(cpu, p->cpus_ptr))
+		cpu = fallback_cpu(p);
+	return cpu;
+}
+
+/* Checks. */
+
+static const char *check_task(struct uc_task *t)
+{
+	struct task_struct *p = t->p;
+	int cpu = task_cpu(p), state = p->saakm.state;
+	static char why[200];
+
+	if (!p->saakm.policy)
+		return NULL;
+	if (t->queued && !C.cpus[cpu].online) {
+		snprintf(why, sizeof(why), "task %d runnable on offline cpu %d", p->pid, cpu);
+		return why;
+	}
+	if (!t->queued) {
+		if (state != SAAKM_BLOCKED && state != SAAKM_TERMINATED) {
+			snprintf(why, sizeof(why), "sleeping task %d is %s", p->pid,
+				 usim_state_name(state));
+			return why;
+		}
+		return NULL;
+	}
+	if (state == SAAKM_RUNNING) {
+		if (C.cpus[cpu].curr == p || !list_empty(&p->saakm.core_node))
+			return NULL;
+		snprintf(why, sizeof(why), "task %d RUNNING but not on cpu %d nor parked", p->pid, cpu);
+		return why;
+	}
+	if (ready(state)) {
+		int rq_cpu = usim_task_rq_cpu(p);
+
+		if (rq_cpu == cpu || rq_cpu == -1)
+			return NULL;
+		snprintf(why, sizeof(why), "task %d %s on cpu %d but in the runqueue of cpu %d",
+			 p->pid, usim_state_name(state), cpu, rq_cpu);
+		return why;
+	}
+	snprintf(why, sizeof(why), "lost: task %d runnable on cpu %d in state %s, in no runqueue, not running",
+		 p->pid, cpu, usim_state_name(state));
+	return why;
+}
+
+int uc_check(void)
+{
+	int pid, cpu;
+
+	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+		const char *why;
+
+		if (!C.tasks[pid].alive)
+			continue;
+		why = check_task(&C.tasks[pid]);
+		if (why)
+			fail("invariant: %s", why);
+	}
+	for (cpu = 0; cpu < C.o.nr_cpus && !C.failed; cpu++) {
+		struct task_struct *curr = C.cpus[cpu].curr;
+
+		if (curr && (!T(curr)->queued || (int)task_cpu(curr) != cpu))
+			fail("invariant: cpu %d runs task %d which is not runnable there", cpu, curr->pid);
+		if (!C.pol || !usim_policy_nr_ready(C.pol, cpu))
+			C.cpus[cpu].ready_since = usim_now_ns();
+	}
+	return C.failed ? -1 : 0;
+}
+
+/* The tick's per-CPU check and the watchdog's per-task check. */
+static void check_stalls(void)
+{
+	unsigned long long now = usim_now_ns(), limit = C.o.stall_ns;
+	int pid, cpu;
+
+	if (C.pol && usim_policy_timeout_ms(C.pol) &&
+	    usim_policy_timeout_ms(C.pol) * 1000000ULL < limit)
+		limit = usim_policy_timeout_ms(C.pol) * 1000000ULL;
+	for (cpu = 0; cpu < C.o.nr_cpus && !C.failed; cpu++) {
+		if (!C.cpus[cpu].online || !C.pol || !usim_policy_nr_ready(C.pol, cpu))
+			continue;
+		if (now - C.cpus[cpu].ready_since > limit)
+			fail("stall: cpu %d picked no task for %llu ms with %u ready", cpu,
+			     (now - C.cpus[cpu].ready_since) / 1000000,
+			     usim_policy_nr_ready(C.pol, cpu));
+	}
+	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+		struct uc_task *t = &C.tasks[pid];
+
+		if (!t->alive || !t->queued || !ready(t->p->saakm.state))
+			continue;
+		if (now - t->since > limit)
+			fail("stall: task %d ready for %llu ms on cpu %d without running", pid,
+			     (now - t->since) / 1000000, task_cpu(t->p));
+	}
+}
+
+static int done(void)
+{
+	if (!C.failed)
+		uc_check();
+	return C.failed ? -1 : 0;
+}
+
+/* World. */
+
+int uc_start(const struct uc_opts *opts)
+{
+	static const struct usim_hooks hooks = {
+		.state = hook_state,
+		.error = hook_error,
+		.call = hook_call,
+	};
+	int cpu, ret;
+
+	memset(&C, 0, sizeof(C));
+	C.o = *opts;
+	if (!C.o.tick_ns)
+		C.o.tick_ns = 4 * NSEC_PER_MSEC;
+	if (!C.o.stall_ns)
+		C.o.stall_ns = NSEC_PER_SEC;
+	ret = usim_setup(C.o.nr_cpus, &hooks);
+	if (ret)
+		return ret;
+	usim_set_quiet(C.o.quiet);
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++) {
+		C.cpus[cpu].online = true;
+		C.cpus[cpu].idle = true;
+		INIT_LIST_HEAD(&C.cpus[cpu].parked);
+	}
+	C.next_tick = C.o.tick_ns;
+	if (C.o.params && usim_set_params(C.o.params)) {
+		fail("bad module parameters: %s", C.o.params);
+		return -EINVAL;
+	}
+	uc_trace("load (%d cpus%s%s)", C.o.nr_cpus, C.o.params ? ", " : "",
+		 C.o.params ? C.o.params : "");
+	ret = usim_load();
+	if (ret) {
+		fail("module_init returned %d", ret);
+		return ret;
+	}
+	C.pol = usim_policy(C.o.policy);
+	if (!C.pol) {
+		fail("no policy %s registered", C.o.policy ? C.o.policy : "");
+		return -ENOENT;
+	}
+	return C.failed ? -EINVAL : 0;
+}
+
+/* Operations. */
+
+int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
+{
+	struct task_struct *p;
+	struct uc_task *t;
+	int r;
+
+	if (C.failed || pid < 0 || pid >= UC_MAX_TASKS || C.tasks[pid].alive || !cpu_valid(cpu) ||
+	    !C.cpus[cpu].online)
+		return -1;
+	p = usim_task(pid);
+	t = &C.tasks[pid];
+	*t = (struct uc_task){ .p = p, .alive = true, .since = usim_now_ns() };
+	usim_set_affinity(p, affinity ? affinity : ~0ULL);
+	if (!usim_task_affinity(p))
+		usim_set_affinity(p, ~0ULL);
+	usim_set_nice(p, nice);
+	usim_set_task_cpu(p, cpu);
+	uc_trace("fork task %d on cpu %d (affinity %#llx, nice %d)", pid, cpu,
+		 usim_task_affinity(p), nice);
+	/* saakm_fork(): attach, new_prepare; wake_up_new_task(): place. */
+	usim_attach(p, C.pol, SAAKM_NOT_QUEUED);
+	r = usim_call(C.pol, SAAKM_EV_NEW_PREPARE, cpu, p, -1);
+	cpu = checked_cpu(p, r, cpu, "new_prepare");
+	usim_set_task_cpu(p, cpu);
+	enqueue(p, cpu, false);
+	if (!C.failed)
+		preempt_check(p, cpu);
+	return done();
+}
+
+int uc_wake(int pid)
+{
+	struct uc_task *t = task(pid);
+	int prev, cpu;
+
+	if (C.failed || !t || t->queued || !t->p->saakm.policy)
+		return -1;
+	prev = task_cpu(t->p);
+	uc_trace("wake task %d (last cpu %d)", pid, prev);
+	cpu = usim_call(C.pol, SAAKM_EV_UNBLOCK_PREPARE, prev, t->p, -1);
+	cpu = checked_cpu(t->p, cpu, prev, "unblock_prepare");
+	usim_set_task_cpu(t->p, cpu);
+	enqueue(t->p, cpu, true);
+	if (!C.failed)
+		preempt_check(t->p, cpu);
+	return done();
+}
+
+static bool running(struct uc_task *t)
+{
+	return t && t->queued && C.cpus[task_cpu(t->p)].curr == t->p;
+}
+
+int uc_block(int pid)
+{
+	struct uc_task *t = task(pid);
+	int cpu;
+
+	if (C.failed || !running(t))
+		return -1;
+	cpu = task_cpu(t->p);
+	uc_trace("block task %d on cpu %d", pid, cpu);
+	dequeue(t->p, true);
+	resched(cpu);
+	return done();
+}
+
+int uc_yield(int pid)
+{
+	struct uc_task *t = task(pid);
+	int cpu;
+
+	if (C.failed || !running(t))
+		return -1;
+	cpu = task_cpu(t->p);
+	uc_trace("yield task %d on cpu %d", pid, cpu);
+	update_curr(cpu);
+	usim_call(C.pol, SAAKM_EV_YIELD, cpu, t->p, -1);
+	resched(cpu);
+	return done();
+}
+
+int uc_exit(int pid)
+{
+	struct uc_task *t = task(pid);
+	struct task_struct *p;
+	int cpu;
+
+	if (C.failed || !t)
+		return -1;
+	p = t->p;
+	cpu = task_cpu(p);
+	uc_trace("exit task %d", pid);
+	/* A task exits running: it leaves its CPU (block), then task_dead. */
+	if (t->queued && !running(t))
+		return -1;
+	if (t->queued) {
+		dequeue(p, true);
+		resched(cpu);
+	}
+	if (p->saakm.policy) {
+		if (p->saakm.state != SAAKM_TERMINATED) {
+			usim_call(C.pol, SAAKM_EV_TERMINATE, cpu, p, -1);
+			if (p->saakm.state != SAAKM_TERMINATED) {
+				fail("callback: terminate left task %d in state %s", pid,
+				     usim_state_name(p->saakm.state));
+				force(p, SAAKM_TERMINATED);
+			}
+		}
+		usim_call(C.pol, SAAKM_EV_FREE_METADATA, cpu, p, -1);
+	}
+	t->alive = false;
+	usim_task_free(p);
+	t->p = NULL;
+	return done();
+}
+
+/* Move a runnable task to @dst as the class does (move_queued_task()). */
+static void move_task(struct task_struct *p, int dst)
+{
+	int src = task_cpu(p);
+	bool was_curr = C.cpus[src].curr == p;
+
+	uc_trace("class: move task %d cpu %d -> %d", p->pid, src, dst);
+	dequeue(p, false);
+	if (was_curr) {
+		usim_set_on_cpu(p, 0);
+		C.cpus[src].curr = NULL;
+	}
+	usim_set_task_cpu(p, dst);
+	enqueue(p, dst, false);
+	if (!C.failed)
+		preempt_check(p, dst);
+	if (was_curr && !C.failed)
+		resched(src);
+}
+
+int uc_set_affinity(int pid, unsigned long long mask)
+{
+	struct uc_task *t = task(pid);
+	struct task_struct *p;
+	int cpu;
+
+	if (nr_cpu_ids < 64)
+		mask &= (1ULL << nr_cpu_ids) - 1;
+	if (C.failed || !t || !mask)
+		return -1;
+	p = t->p;
+	/* No online CPU in the mask: sched_setaffinity() fails with EINVAL. */
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
+		if ((mask >> cpu & 1) && C.cpus[cpu].online)
+			break;
+	if (cpu == C.o.nr_cpus)
+		return -1;
+	uc_trace("affinity task %d := %#llx", pid, mask);
+	/* A save/restore pair: the policy is not told, the task stays queued. */
+	usim_set_affinity(p, mask);
+	cpu = task_cpu(p);
+	if (t->queued && !cpumask_test_cpu(cpu, p->cpus_ptr))
+		move_task(p, fallback_cpu(p));
+	return done();
+}
+
+int uc_set_nice(int pid, int nice)
+{
+	struct uc_task *t = task(pid);
+
+	if (C.failed || !t || nice < -20 || nice > 19)
+		return -1;
+	uc_trace("nice task %d := %d", pid, nice);
+	usim_set_nice(t->p, nice);
+	usim_call(C.pol, SAAKM_EV_SETPARAM_ATTR, task_cpu(t->p), t->p, -1);
+	return done();
+}
+
+int uc_cpu_down(int cpu)
+{
+	struct uc_cpu *c;
+	int pid, other, n;
+
+	if (C.failed || !cpu_valid(cpu) || !C.cpus[cpu].online)
+		return -1;
+	for (other = 0; other < C.o.nr_cpus; other++)
+		if (other != cpu && C.cpus[other].online)
+			break;
+	if (other == C.o.nr_cpus)
+		return -1;	/* the last CPU stays */
+	c = &C.cpus[cpu];
+	uc_trace("cpu %d goes down", cpu);
+	update_curr(cpu);
+	c->online = false;	/* inactive: nothing new lands here */
+	usim_set_cpu_online(cpu, 0);
+	/* balance_push(): the running task first, then every other one. */
+	if (c->curr && T(c->curr)->queued)
+		move_task(c->curr, fallback_cpu(c->curr));
+	c->curr = NULL;
+	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+		struct uc_task *t = &C.tasks[pid];
+
+		if (t->alive && t->queued && (int)task_cpu(t->p) == cpu)
+			move_task(t->p, fallback_cpu(t->p));
+	}
+	/* saakm_cpu_dying(): close the bracket. */
+	for (n = 0; n < usim_nr_policies(); n++)
+		usim_call(usim_policy_nth(n), SAAKM_EV_CORE_EXIT, cpu, NULL, -1);
+	return done();
+}
+
+int uc_cpu_up(int cpu)
+{
+	int n;
+
+	if (C.failed || !cpu_valid(cpu) || C.cpus[cpu].online)
+		return -1;
+	uc_trace("cpu %d comes up", cpu);
+	/* saakm_cpu_starting() runs before the CPU is marked online. */
+	for (n = 0; n < usim_nr_policies(); n++)
+		usim_call(usim_policy_nth(n), SAAKM_EV_CORE_ENTRY, cpu, NULL, -1);
+	C.cpus[cpu].online = true;
+	C.cpus[cpu].curr = NULL;
+	C.cpus[cpu].ready_since = usim_now_ns();
+	usim_set_cpu_online(cpu, 1);
+	return done();
+}
+
+/* task_tick_saakm() on @cpu. */
+static void tick(int cpu)
+{
+	struct task_struct *p = C.cpus[cpu].curr;
+
+	update_curr(cpu);
+	if (!p || !p->saakm.policy || !T(p)->queued)
+		return;
+	usim_call(p->saakm.policy, SAAKM_EV_TICK, cpu, p, -1);
+	if (p->saakm.state == SAAKM_READY_TICK)
+		resched(cpu);
+}
+
+/* Periodic balancing (balancing_select), every balance_ms on each CPU. */
+static void periodic_balance(int cpu)
+{
+	struct uc_cpu *c = &C.cpus[cpu];
+	unsigned int ms = usim_policy_balance_ms(C.pol);
+	int src;
+
+	if (!ms || !usim_has_callback(C.pol, SAAKM_EV_BALANCING_SELECT) ||
+	    usim_now_ns() < c->next_balance)
+		return;
+	c->next_balance = usim_now_ns() + ms * 1000000ULL;
+	src = usim_call(C.pol, SAAKM_EV_BALANCING_SELECT, cpu, NULL, -1);
+	if (valid_src(src, cpu)) {
+		pull(C.pol, src, cpu);
+		if (!C.failed && (!c->curr || !T(c->curr)->queued))
+			resched(cpu);
+	}
+}
+
+int uc_advance(unsigned long long ns)
+{
+	unsigned long long until = usim_now_ns() + ns;
+	int cpu;
+
+	if (C.failed)
+		return -1;
+	while (C.next_tick <= until && !C.failed) {
+		usim_set_now_ns(C.next_tick);
+		for (cpu = 0; cpu < C.o.nr_cpus && !C.failed; cpu++) {
+			if (!C.cpus[cpu].online)
+				continue;
+			tick(cpu);
+			if (!C.failed)
+				periodic_balance(cpu);
+		}
+		if (!C.failed)
+			uc_check();
+		check_stalls();
+		C.next_tick += C.o.tick_ns;
+	}
+	usim_set_now_ns(until);
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
+		if (C.cpus[cpu].online)
+			update_curr(cpu);
+	return done();
+}
+
+int uc_unload(void)
+{
+	int pid, cpu;
+	long held;
+
+	if (C.failed)
+		return -1;
+	uc_trace("unload");
+	/* The drain: tasks leave the CPUs and the class (they go to EEVDF). */
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++) {
+		if (C.cpus[cpu].curr)
+			usim_set_on_cpu(C.cpus[cpu].curr, 0);
+		C.cpus[cpu].curr = NULL;
+		INIT_LIST_HEAD(&C.cpus[cpu].parked);
+	}
+	for (pid = 0; pid < UC_MAX_TASKS; pid++)
+		if (C.tasks[pid].alive)
+			INIT_LIST_HEAD(&C.tasks[pid].p->saakm.core_node);
+	usim_unload();
+	C.pol = NULL;
+	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+		struct uc_task *t = &C.tasks[pid];
+
+		if (!t->alive)
+			continue;
+		if (t->p->saakm.policy)
+			fail("unload: task %d still attached", pid);
+		t->alive = false;
+		usim_task_free(t->p);
+		t->p = NULL;
+	}
+	held = usim_alloc_outstanding();
+	if (held && !C.failed)
+		fail("unload: the policy still holds %ld allocation(s) (kmalloc/alloc_percpu)", held);
+	if (usim_nr_timers() && !C.failed)
+		fail("unload: %d hrtimer(s) still armed", usim_nr_timers());
+	if (usim_nr_policies() && !C.failed)
+		fail("unload: %d policy(ies) still registered", usim_nr_policies());
+	return C.failed ? -1 : 0;
+}
+
+/* Queries. */
+
+int uc_curr(int cpu)
+{
+	return cpu_valid(cpu) && C.cpus[cpu].curr ? C.cpus[cpu].curr->pid : -1;
+}
+
+int uc_cpu_of(int pid)
+{
+	struct uc_task *t = task(pid);
+
+	return t ? (int)task_cpu(t->p) : -1;
+}
+
+int uc_state(int pid)
+{
+	struct uc_task *t = task(pid);
+
+	return t ? (int)t->p->saakm.state : -1;
+}
+
+int uc_runnable(int pid)
+{
+	struct uc_task *t = task(pid);
+
+	return t && t->queued;
+}
+
+int uc_exists(int pid)
+{
+	return task(pid) != NULL;
+}
+
+unsigned long long uc_runtime(int pid)
+{
+	struct uc_task *t = task(pid);
+
+	if (!t)
+		return 0;
+	if (running(t))
+		update_curr(task_cpu(t->p));
+	return t->p->se.sum_exec_runtime;
+}
+
+unsigned long long uc_affinity(int pid)
+{
+	struct uc_task *t = task(pid);
+
+	return t ? usim_task_affinity(t->p) : 0;
+}
+
+int uc_online(int cpu)
+{
+	return cpu_valid(cpu) && C.cpus[cpu].online;
+}
+
+int uc_nr_cpus(void)
+{
+	return C.o.nr_cpus;
+}
+
+struct saakm_policy *uc_policy(void)
+{
+	return C.pol;
+}
+
+unsigned long long uc_calls(int ev)
+{
+	return ev >= 0 && ev < (int)ARRAY_SIZE(C.calls) ? C.calls[ev] : 0;
+}
+
+unsigned int uc_nr_ready(int cpu)
+{
+	return C.pol && cpu_valid(cpu) ? usim_policy_nr_ready(C.pol, cpu) : 0;
+}

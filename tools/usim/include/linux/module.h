@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usim shim <linux/module.h> (policy subset): module_init()/module_exit()
+ * register the functions that usim_load()/usim_unload() call; the
+ * MODULE_*() tags are accepted and dropped. THIS_MODULE is NULL.
+ */
+#ifndef USIM_SHIM_MODULE_H
+#define USIM_SHIM_MODULE_H
+
+#include <usim/kapi.h>
+#include <linux/moduleparam.h>
+
+struct module;
+#define THIS_MODULE ((struct module *)0)
+
+void usim_register_module(int (*init)(void), void (*exit)(void));
+
+#define module_init(fn)							\
+	static void __attribute__((constructor)) __usim_module_init(void)	\
+	{								\
+		usim_register_module((fn), NULL);			\
+	}
+#define module_exit(fn)							\
+	static void __attribute__((constructor)) __usim_module_exit(void)	\
+	{								\
+		usim_register_module(NULL, (fn));			\
+	}
+
+#define MODULE_LICENSE(x)	struct __usim_module_tag
+#define MODULE_DESCRIPTION(x)	struct __usim_module_tag
+#define MODULE_AUTHOR(x)	struct __usim_module_tag
+#define MODULE_VERSION(x)	struct __usim_module_tag
+#define MODULE_ALIAS(x)		struct __usim_module_tag
+#define MODULE_INFO(tag, x)	struct __usim_module_tag
+#define MODULE_IMPORT_NS(x)	struct __usim_module_tag
+
+#endif /* USIM_SHIM_MODULE_H */

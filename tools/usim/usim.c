@@ -1,0 +1,1372 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libusim: the SaaKM policy API (<linux/saakm.h>) implemented in user space,
+ * plus the small kernel services the shim headers expand to (per-CPU data,
+ * kmalloc, hrtimers on a logical clock, module parameters, printk).
+ *
+ * What must behave exactly like the kernel, because replay compares the
+ * policy's decisions with a recording, follows the class core line by line
+ * (build/linux/kernel/sched/saakm_policy.c, saakm_lib.c):
+ * saakm_change_state() (the transition table SAAKM_TRANSITIONS of
+ * <linux/saakm_replay.h>, the callback restrictions of saakm_in_context(),
+ * the wrong-cpu check), the runqueues (FIFO, ordered list with FIFO among
+ * equals, rbtree with equal keys to the right), saakm_running_ns(),
+ * saakm_can_migrate(), registration (ops checks, slots, ids, core_entry on
+ * every online CPU) and unregistration (every attached task terminated and
+ * freed, core_exit on every online CPU, exit).
+ *
+ * Everything runs on one thread: the "current CPU" is the CPU of the
+ * callback being run, set by usim_call().
+ */
+#include <linux/saakm.h>
+#include <linux/saakm_replay.h>
+#include <errno.h>
+#include <stdlib.h>
+
+#include "usim.h"
+
+/* The class's per-policy, per-CPU bookkeeping that the API depends on. */
+struct usim_pcpu {
+	unsigned int nr_ready;	/* READY or READY_TICK tasks placed on this CPU */
+	bool entered;		/* core_entry ran, core_exit not yet */
+};
+
+/* A registered policy: the ops copied, and the class's own state. */
+struct saakm_policy {
+	struct saakm_ops ops;
+	void *priv;
+	int id;
+	int slot;
+	bool failed;			/* an error was reported: the kernel would eject */
+	struct list_head tasks;		/* attached tasks, by saakm.policy_node */
+	struct usim_pcpu pcpu[USIM_MAX_CPUS];
+	unsigned long long events[SAAKM_NR_EVENTS];
+};
+
+/* The callback running now and the task it was called for (saakm_ctx). */
+struct usim_ctx {
+	int ev;			/* SAAKM_NR_EVENTS outside any callback */
+	struct task_struct *p;
+};
+
+static struct {
+	struct usim_hooks hooks;
+	struct usim_ctx ctx;
+	int this_cpu;
+	unsigned long long now_ns;
+	struct saakm_policy *slots[SAAKM_MAX_POLICIES];
+	int last_id;
+	struct task_struct **tasks;	/* by pid */
+	int nr_task_slots;
+	struct task_struct *last_task;
+	struct hrtimer *timers;		/* armed, by expiry */
+	long allocs;
+	int errors;
+	bool quiet;
+	int topo_smt, topo_llc;
+} W = { .ctx = { .ev = SAAKM_NR_EVENTS } };
+
+/* CPU masks. */
+unsigned int nr_cpu_ids = 1;
+static struct cpumask possible_mask, online_mask;
+static struct cpumask single_masks[USIM_MAX_CPUS];
+static struct cpumask topo_masks[USIM_MAX_CPUS][SAAKM_NR_TOPO_LEVELS];
+const struct cpumask *const cpu_possible_mask = &possible_mask;
+const struct cpumask *const cpu_present_mask = &possible_mask;
+const struct cpumask *const cpu_online_mask = &online_mask;
+const struct cpumask *const cpu_active_mask = &online_mask;
+
+/* Legal transitions by source state, from the uapi X-macro list. */
+static unsigned int allowed[SAAKM_NR_STATES];
+
+#define STATE_NAME(name) #name,
+static const char *const state_names[] = { SAAKM_STATES(STATE_NAME) };
+#define EVENT_NAME(NAME, name) #name,
+static const char *const event_names[] = { SAAKM_EVENTS(EVENT_NAME) };
+
+/* Reporting. */
+
+static void usim_verror(struct saakm_policy *pol, const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	W.errors++;
+	if (pol)
+		pol->failed = true;
+	if (W.hooks.error)
+		W.hooks.error(W.hooks.ctx, msg);
+	else
+		fprintf(stderr, "usim: %s\n", msg);
+}
+
+static __printf(2, 3) void usim_error(struct saakm_policy *pol, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	usim_verror(pol, fmt, ap);
+	va_end(ap);
+}
+
+void usim_warn(const char *file, int line, const char *what)
+{
+	usim_error(NULL, "%s at %s:%d", what, file, line);
+}
+
+int usim_printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	/* KERN_<LEVEL> is "\001" and one character. */
+	if (fmt[0] == '\001' && fmt[1])
+		fmt += 2;
+	if (W.quiet)
+		return 0;
+	fprintf(stderr, "[%6llu.%06llu] ", W.now_ns / NSEC_PER_SEC,
+		(W.now_ns % NSEC_PER_SEC) / NSEC_PER_USEC);
+	va_start(ap, fmt);
+	n = vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void usim_set_quiet(int quiet)
+{
+	W.quiet = quiet;
+}
+
+int usim_error_count(void)
+{
+	return W.errors;
+}
+
+const char *usim_state_name(int state)
+{
+	return state >= 0 && state < SAAKM_NR_STATES ? state_names[state] : "?";
+}
+
+const char *usim_event_name(int ev)
+{
+	return ev >= 0 && ev < SAAKM_NR_EVENTS ? event_names[ev] : "?";
+}
+
+int usim_nr_states(void)
+{
+	return SAAKM_NR_STATES;
+}
+
+int usim_nr_events(void)
+{
+	return SAAKM_NR_EVENTS;
+}
+
+/* Memory. */
+
+void *usim_kmalloc(size_t size, int zero)
+{
+	void *p = zero ? calloc(1, size ? size : 1) : malloc(size ? size : 1);
+
+	if (p)
+		W.allocs++;
+	return p;
+}
+
+void usim_kfree(const void *p)
+{
+	if (!p)
+		return;
+	W.allocs--;
+	free((void *)p);
+}
+
+long usim_alloc_outstanding(void)
+{
+	return W.allocs;
+}
+
+/*
+ * Per-CPU data. The linker gathers DEFINE_PER_CPU() variables in section
+ * usim_percpu; CPU n's copy of the whole section is unit n of the area, and
+ * alloc_percpu() memory sits after the section in each unit. So for any
+ * per-CPU address, static or dynamic, CPU n's copy is the address plus
+ * pcpu_off[n], as with the kernel's __per_cpu_offset.
+ */
+extern char __start_usim_percpu[] __attribute__((weak));
+extern char __stop_usim_percpu[] __attribute__((weak));
+
+#define PCPU_DYN_SIZE	(64 * 1024)
+
+static struct {
+	char *area;
+	size_t static_size;	/* section size, rounded up */
+	size_t unit;
+	size_t dyn_used;	/* bump allocator in the dynamic part */
+	size_t dyn_high;	/* high-water mark, zeroed again at setup */
+	uintptr_t base;		/* canonical address of unit offset 0 */
+	long live;		/* alloc_percpu blocks not freed */
+} pcpu;
+
+static void pcpu_setup(void)
+{
+	size_t size = __start_usim_percpu ? (size_t)(__stop_usim_percpu - __start_usim_percpu) : 0;
+	int cpu;
+
+	if (!pcpu.area) {
+		pcpu.static_size = (size + 63) & ~(size_t)63;
+		pcpu.unit = pcpu.static_size + PCPU_DYN_SIZE;
+		pcpu.area = aligned_alloc(64, pcpu.unit * USIM_MAX_CPUS);
+		if (!pcpu.area) {
+			fprintf(stderr, "usim: no memory for per-CPU data\n");
+			abort();
+		}
+		pcpu.dyn_high = PCPU_DYN_SIZE;
+		/* Without static per-CPU data, any address works as the base. */
+		pcpu.base = __start_usim_percpu ? (uintptr_t)__start_usim_percpu : 4096;
+	}
+	for (cpu = 0; cpu < USIM_MAX_CPUS; cpu++) {
+		char *unit = pcpu.area + (size_t)cpu * pcpu.unit;
+
+		if (size)
+			memcpy(unit, __start_usim_percpu, size);
+		memset(unit + pcpu.static_size, 0, pcpu.dyn_high);
+	}
+	pcpu.dyn_used = 64;	/* never hand out the address of the section end */
+	pcpu.dyn_high = 0;
+	pcpu.live = 0;
+}
+
+void *usim_pcpu_ptr(const void *ptr, int cpu)
+{
+	uintptr_t off = (uintptr_t)ptr - pcpu.base;
+
+	if (cpu < 0 || cpu >= (int)nr_cpu_ids || off >= pcpu.unit) {
+		usim_error(NULL, "per_cpu_ptr(%p, %d): not a per-CPU address or CPU out of range",
+			   ptr, cpu);
+		cpu = 0;
+		if (off >= pcpu.unit)
+			return (void *)ptr;
+	}
+	return pcpu.area + (size_t)cpu * pcpu.unit + off;
+}
+
+void *usim_alloc_percpu(size_t size, size_t align)
+{
+	size_t at = (pcpu.dyn_used + align - 1) & ~(align - 1);
+
+	if (at + size > PCPU_DYN_SIZE)
+		return NULL;
+	pcpu.dyn_used = at + size;
+	if (pcpu.dyn_used > pcpu.dyn_high)
+		pcpu.dyn_high = pcpu.dyn_used;
+	pcpu.live++;
+	W.allocs++;
+	return (void *)(pcpu.base + pcpu.static_size + at);
+}
+
+void usim_free_percpu(void *ptr)
+{
+	if (!ptr)
+		return;
+	pcpu.live--;
+	W.allocs--;
+}
+
+/* CPUs, clock. */
+
+int usim_this_cpu(void)
+{
+	return W.this_cpu;
+}
+
+const struct cpumask *usim_cpumask_of(int cpu)
+{
+	return &single_masks[cpu >= 0 && cpu < USIM_MAX_CPUS ? cpu : 0];
+}
+
+int usim_nr_cpus(void)
+{
+	return nr_cpu_ids;
+}
+
+void usim_set_cpu_online(int cpu, int online)
+{
+	if (cpu < 0 || cpu >= (int)nr_cpu_ids)
+		return;
+	if (online)
+		cpumask_set_cpu(cpu, &online_mask);
+	else
+		cpumask_clear_cpu(cpu, &online_mask);
+}
+
+int usim_cpu_online(int cpu)
+{
+	return cpu_online(cpu);
+}
+
+static void topo_build(void)
+{
+	int cpu, other;
+
+	for (cpu = 0; cpu < (int)nr_cpu_ids; cpu++) {
+		struct cpumask *m = topo_masks[cpu];
+
+		memset(m, 0, sizeof(topo_masks[cpu]));
+		for (other = 0; other < (int)nr_cpu_ids; other++) {
+			if (other / W.topo_smt == cpu / W.topo_smt)
+				cpumask_set_cpu(other, &m[SAAKM_TOPO_SMT]);
+			if (other / W.topo_llc == cpu / W.topo_llc) {
+				cpumask_set_cpu(other, &m[SAAKM_TOPO_CLUSTER]);
+				cpumask_set_cpu(other, &m[SAAKM_TOPO_LLC]);
+			}
+			cpumask_set_cpu(other, &m[SAAKM_TOPO_NUMA]);
+		}
+	}
+}
+
+void usim_set_topology(int smt, int llc)
+{
+	W.topo_smt = smt > 0 ? smt : 1;
+	W.topo_llc = llc > 0 ? llc : USIM_MAX_CPUS;
+	topo_build();
+}
+
+const struct cpumask *saakm_topo_mask(int cpu, enum saakm_topo_level level)
+{
+	if (cpu < 0 || cpu >= (int)nr_cpu_ids) {
+		usim_error(NULL, "saakm_topo_mask: cpu %d out of range", cpu);
+		cpu = 0;
+	}
+	if (level >= SAAKM_TOPO_SYSTEM || level < 0)
+		return cpu_online_mask;
+	return &topo_masks[cpu][level];
+}
+
+int saakm_topo_distance(int cpu_a, int cpu_b)
+{
+	(void)cpu_a;
+	(void)cpu_b;
+	return 10;	/* one NUMA node */
+}
+
+unsigned long long usim_clock_ns(void)
+{
+	return W.now_ns;
+}
+
+unsigned long long usim_now_ns(void)
+{
+	return W.now_ns;
+}
+
+unsigned long usim_jiffies(void)
+{
+	return W.now_ns / (NSEC_PER_SEC / HZ);
+}
+
+/* hrtimers: a list sorted by expiry (few timers per policy). */
+
+static void timer_unlink(struct hrtimer *timer)
+{
+	struct hrtimer **link;
+
+	for (link = &W.timers; *link; link = &(*link)->next) {
+		if (*link == timer) {
+			*link = timer->next;
+			break;
+		}
+	}
+	timer->queued = 0;
+	timer->next = NULL;
+}
+
+static void timer_link(struct hrtimer *timer)
+{
+	struct hrtimer **link = &W.timers;
+
+	while (*link && (*link)->expires <= timer->expires)
+		link = &(*link)->next;
+	timer->next = *link;
+	*link = timer;
+	timer->queued = 1;
+}
+
+void usim_hrtimer_start(struct hrtimer *timer, ktime_t tim, enum hrtimer_mode mode)
+{
+	if (timer->queued)
+		timer_unlink(timer);
+	timer->expires = (mode & HRTIMER_MODE_REL) ? (ktime_t)W.now_ns + tim : tim;
+	timer->cpu = W.this_cpu;
+	timer_link(timer);
+}
+
+int usim_hrtimer_cancel(struct hrtimer *timer)
+{
+	int was = timer->queued;
+
+	if (was)
+		timer_unlink(timer);
+	return was;
+}
+
+/* Fire the timers due by @until, each with the clock at its expiry. */
+static void timers_run(unsigned long long until)
+{
+	int budget = 1000000;	/* a timer re-armed in the past would loop */
+
+	while (W.timers && (unsigned long long)W.timers->expires <= until) {
+		struct hrtimer *timer = W.timers;
+		int saved_cpu = W.this_cpu;
+		enum hrtimer_restart ret;
+
+		if (!budget--) {
+			usim_error(NULL, "hrtimer %p re-armed in the past without end", (void *)timer);
+			timer_unlink(timer);
+			break;
+		}
+		timer_unlink(timer);
+		if ((unsigned long long)timer->expires > W.now_ns)
+			W.now_ns = timer->expires;
+		W.this_cpu = timer->cpu;
+		ret = timer->function ? timer->function(timer) : HRTIMER_NORESTART;
+		W.this_cpu = saved_cpu;
+		if (ret == HRTIMER_RESTART && !timer->queued)
+			timer_link(timer);
+	}
+}
+
+void usim_advance_ns(unsigned long long ns)
+{
+	unsigned long long until = W.now_ns + ns;
+
+	timers_run(until);
+	W.now_ns = until;
+}
+
+void usim_set_now_ns(unsigned long long ns)
+{
+	if (ns > W.now_ns)
+		usim_advance_ns(ns - W.now_ns);
+}
+
+/* Module, parameters. */
+
+static struct {
+	int (*init)(void);
+	void (*exit)(void);
+} module;
+
+struct usim_param {
+	const char *name;
+	void *addr;
+	enum usim_param_type type;
+};
+
+static struct usim_param params[64];
+static int nr_params;
+
+void usim_register_module(int (*init)(void), void (*exit)(void))
+{
+	if (init)
+		module.init = init;
+	if (exit)
+		module.exit = exit;
+}
+
+void usim_register_param(const char *name, void *addr, enum usim_param_type type)
+{
+	if (nr_params == (int)ARRAY_SIZE(params)) {
+		fprintf(stderr, "usim: too many module parameters\n");
+		abort();
+	}
+	params[nr_params++] = (struct usim_param){ name, addr, type };
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "Y") || !strcmp(v, "y") || !strcmp(v, "1") || !strcmp(v, ""))
+		*out = true;
+	else if (!strcmp(v, "N") || !strcmp(v, "n") || !strcmp(v, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Set one parameter from its text, as param_set_*() would. */
+static int param_set(struct usim_param *prm, const char *v)
+{
+	char *end;
+	long long s = 0;
+	unsigned long long u = 0;
+	bool b;
+
+	switch (prm->type) {
+	case usim_param_type_bool:
+	case usim_param_type_invbool:
+		if (parse_bool(v, &b))
+			return -EINVAL;
+		*(bool *)prm->addr = prm->type == usim_param_type_bool ? b : !b;
+		return 0;
+	case usim_param_type_charp:
+		*(char **)prm->addr = strdup(v);
+		return 0;
+	case usim_param_type_short:
+	case usim_param_type_int:
+	case usim_param_type_long:
+		s = strtoll(v, &end, 0);
+		break;
+	default:
+		u = strtoull(v, &end, 0);
+		if (*v == '-')
+			return -EINVAL;
+		break;
+	}
+	if (!*v || *end)
+		return -EINVAL;
+	switch (prm->type) {
+	case usim_param_type_byte:	*(unsigned char *)prm->addr = u; break;
+	case usim_param_type_short:	*(short *)prm->addr = s; break;
+	case usim_param_type_ushort:	*(unsigned short *)prm->addr = u; break;
+	case usim_param_type_int:	*(int *)prm->addr = s; break;
+	case usim_param_type_uint:	*(unsigned int *)prm->addr = u; break;
+	case usim_param_type_long:	*(long *)prm->addr = s; break;
+	case usim_param_type_ulong:	*(unsigned long *)prm->addr = u; break;
+	case usim_param_type_ullong:	*(unsigned long long *)prm->addr = u; break;
+	default:			return -EINVAL;
+	}
+	return 0;
+}
+
+int usim_set_params(const char *text)
+{
+	char buf[1024], *save = NULL, *tok;
+	int i;
+
+	if (!text)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (tok = strtok_r(buf, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(tok, '=');
+		const char *val = eq ? eq + 1 : "";
+
+		if (eq)
+			*eq = '\0';
+		for (i = 0; i < nr_params; i++)
+			if (!strcmp(params[i].name, tok))
+				break;
+		if (i == nr_params) {
+			usim_error(NULL, "module parameter %s: no such parameter", tok);
+			return -EINVAL;
+		}
+		if (param_set(&params[i], val)) {
+			usim_error(NULL, "module parameter %s: bad value '%s'", tok, val);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+void usim_get_params(char *buf, size_t size)
+{
+	size_t n = 0;
+	int i;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < nr_params && n < size; i++) {
+		struct usim_param *prm = &params[i];
+		const char *sep = i ? " " : "";
+
+		switch (prm->type) {
+		case usim_param_type_bool:
+		case usim_param_type_invbool:
+			n += snprintf(buf + n, size - n, "%s%s=%c", sep, prm->name,
+				      (*(bool *)prm->addr ^ (prm->type == usim_param_type_invbool)) ? 'Y' : 'N');
+			break;
+		case usim_param_type_charp:
+			n += snprintf(buf + n, size - n, "%s%s=%s", sep, prm->name,
+				      *(char **)prm->addr ? *(char **)prm->addr : "(null)");
+			break;
+		case usim_param_type_byte:
+			n += snprintf(buf + n, size - n, "%s%s=%u", sep, prm->name, *(unsigned char *)prm->addr);
+			break;
+		case usim_param_type_short:
+			n += snprintf(buf + n, size - n, "%s%s=%d", sep, prm->name, *(short *)prm->addr);
+			break;
+		case usim_param_type_ushort:
+			n += snprintf(buf + n, size - n, "%s%s=%u", sep, prm->name, *(unsigned short *)prm->addr);
+			break;
+		case usim_param_type_int:
+			n += snprintf(buf + n, size - n, "%s%s=%d", sep, prm->name, *(int *)prm->addr);
+			break;
+		case usim_param_type_uint:
+			n += snprintf(buf + n, size - n, "%s%s=%u", sep, prm->name, *(unsigned int *)prm->addr);
+			break;
+		case usim_param_type_long:
+			n += snprintf(buf + n, size - n, "%s%s=%ld", sep, prm->name, *(long *)prm->addr);
+			break;
+		case usim_param_type_ulong:
+			n += snprintf(buf + n, size - n, "%s%s=%lu", sep, prm->name, *(unsigned long *)prm->addr);
+			break;
+		case usim_param_type_ullong:
+			n += snprintf(buf + n, size - n, "%s%s=%llu", sep, prm->name,
+				      *(unsigned long long *)prm->addr);
+			break;
+		}
+	}
+}
+
+/* Tasks. */
+
+static void task_init(struct task_struct *p, int pid)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->tgid = pid;
+	snprintf(p->comm, sizeof(p->comm), "task%d", pid);
+	p->static_prio = p->prio = p->normal_prio = NICE_TO_PRIO(0);
+	p->policy = 8;	/* SCHED_SAAKM */
+	cpumask_copy(&p->cpus_mask, cpu_possible_mask);
+	p->cpus_ptr = &p->cpus_mask;
+	p->nr_cpus_allowed = cpumask_weight(&p->cpus_mask);
+	INIT_LIST_HEAD(&p->saakm.node);
+	RB_CLEAR_NODE(&p->saakm.rb);
+	INIT_LIST_HEAD(&p->saakm.core_node);
+	INIT_LIST_HEAD(&p->saakm.policy_node);
+	p->saakm.cpu = -1;
+	p->saakm.state = SAAKM_NOT_QUEUED;
+}
+
+struct task_struct *usim_task_find(int pid)
+{
+	return pid >= 0 && pid < W.nr_task_slots ? W.tasks[pid] : NULL;
+}
+
+struct task_struct *usim_task(int pid)
+{
+	struct task_struct *p;
+
+	if (pid < 0)
+		return NULL;
+	if (pid >= W.nr_task_slots) {
+		int n = W.nr_task_slots ? W.nr_task_slots : 64;
+		struct task_struct **t;
+
+		while (n <= pid)
+			n *= 2;
+		t = realloc(W.tasks, n * sizeof(*t));
+		if (!t)
+			return NULL;
+		memset(t + W.nr_task_slots, 0, (n - W.nr_task_slots) * sizeof(*t));
+		W.tasks = t;
+		W.nr_task_slots = n;
+	}
+	p = W.tasks[pid];
+	if (!p) {
+		p = malloc(sizeof(*p));
+		if (!p)
+			return NULL;
+		task_init(p, pid);
+		W.tasks[pid] = p;
+	}
+	return p;
+}
+
+static void rq_remove(struct task_struct *p);
+
+void usim_detach(struct task_struct *p)
+{
+	struct saakm_policy *pol = p->saakm.policy;
+
+	if (!pol)
+		return;
+	if (p->saakm.queue)
+		rq_remove(p);
+	if ((p->saakm.state == SAAKM_READY || p->saakm.state == SAAKM_READY_TICK) &&
+	    p->saakm.cpu >= 0)
+		pol->pcpu[p->saakm.cpu].nr_ready--;
+	list_del_init(&p->saakm.policy_node);
+	p->saakm.policy = NULL;
+	p->saakm.data = NULL;
+}
+
+void usim_task_free(struct task_struct *p)
+{
+	if (!p)
+		return;
+	usim_detach(p);
+	if (p->pid < W.nr_task_slots && W.tasks[p->pid] == p)
+		W.tasks[p->pid] = NULL;
+	free(p);
+}
+
+int usim_task_pid(const struct task_struct *p)
+{
+	return p ? p->pid : -1;
+}
+
+int usim_task_state(const struct task_struct *p)
+{
+	return p->saakm.state;
+}
+
+int usim_task_cpu(const struct task_struct *p)
+{
+	return p->usim_cpu;
+}
+
+int usim_task_saakm_cpu(const struct task_struct *p)
+{
+	return p->saakm.cpu;
+}
+
+struct saakm_policy *usim_task_policy(const struct task_struct *p)
+{
+	return p->saakm.policy;
+}
+
+int usim_task_rq_cpu(const struct task_struct *p)
+{
+	return p->saakm.queue ? p->saakm.queue->cpu : -2;
+}
+
+void usim_set_affinity(struct task_struct *p, unsigned long long mask)
+{
+	if (nr_cpu_ids < 64)
+		mask &= (1ULL << nr_cpu_ids) - 1;
+	p->cpus_mask.bits[0] = mask;
+	p->nr_cpus_allowed = cpumask_weight(&p->cpus_mask);
+}
+
+unsigned long long usim_task_affinity(const struct task_struct *p)
+{
+	return p->cpus_mask.bits[0];
+}
+
+void usim_set_task_cpu(struct task_struct *p, int cpu)
+{
+	p->usim_cpu = cpu;
+}
+
+void usim_set_nice(struct task_struct *p, int nice)
+{
+	p->static_prio = p->prio = p->normal_prio = NICE_TO_PRIO(nice);
+}
+
+int usim_task_nice(const struct task_struct *p)
+{
+	return task_nice(p);
+}
+
+void usim_task_add_runtime(struct task_struct *p, unsigned long long ns)
+{
+	p->se.sum_exec_runtime += ns;
+}
+
+#define USIM_TF_ON_CPU 0x1
+
+void usim_set_on_cpu(struct task_struct *p, int on_cpu)
+{
+	if (on_cpu)
+		p->usim_flags |= USIM_TF_ON_CPU;
+	else
+		p->usim_flags &= ~USIM_TF_ON_CPU;
+}
+
+/* Runqueues, as saakm_lib.c keeps them. */
+
+static bool is_ready(int state)
+{
+	return state == SAAKM_READY || state == SAAKM_READY_TICK;
+}
+
+static void rq_insert(struct saakm_rq *rq, struct task_struct *p)
+{
+	struct rb_node **link = &rq->root.rb_root.rb_node, *parent = NULL;
+	struct task_struct *q;
+	bool leftmost = true;
+
+	if (rq->kind == SAAKM_RQ_FIFO) {
+		list_add_tail(&p->saakm.node, &rq->list);
+	} else if (rq->kind == SAAKM_RQ_LIST) {
+		/* Ahead of the first task it must run before: FIFO among equals. */
+		list_for_each_entry(q, &rq->list, saakm.node)
+			if (rq->less(p, q))
+				break;
+		list_add_tail(&p->saakm.node, &q->saakm.node);
+	} else {
+		/* Equal keys go right: arrival order among equals, as in the kernel. */
+		while (*link) {
+			parent = *link;
+			q = rb_entry(parent, struct task_struct, saakm.rb);
+			if (rq->less(p, q)) {
+				link = &parent->rb_left;
+			} else {
+				link = &parent->rb_right;
+				leftmost = false;
+			}
+		}
+		rb_link_node(&p->saakm.rb, parent, link);
+		rb_insert_color_cached(&p->saakm.rb, &rq->root, leftmost);
+	}
+	p->saakm.queue = rq;
+	rq->nr++;
+}
+
+static void rq_remove(struct task_struct *p)
+{
+	struct saakm_rq *rq = p->saakm.queue;
+
+	if (rq->kind == SAAKM_RQ_RBTREE) {
+		rb_erase_cached(&p->saakm.rb, &rq->root);
+		RB_CLEAR_NODE(&p->saakm.rb);
+	} else {
+		list_del_init(&p->saakm.node);
+	}
+	p->saakm.queue = NULL;
+	rq->nr--;
+}
+
+void saakm_rq_init(struct saakm_rq *rq, enum saakm_rq_kind kind, saakm_less_fn less, int cpu)
+{
+	rq->kind = kind;
+	rq->less = less;
+	rq->nr = 0;
+	rq->cpu = cpu;
+	INIT_LIST_HEAD(&rq->list);
+	rq->root = RB_ROOT_CACHED;
+	WARN_ON_ONCE(kind != SAAKM_RQ_FIFO && !less);
+}
+
+struct task_struct *saakm_rq_first(struct saakm_rq *rq)
+{
+	struct rb_node *node;
+
+	if (rq->kind != SAAKM_RQ_RBTREE)
+		return list_first_entry_or_null(&rq->list, struct task_struct, saakm.node);
+	node = rb_first_cached(&rq->root);
+	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
+}
+
+struct task_struct *saakm_rq_next(struct saakm_rq *rq, struct task_struct *p)
+{
+	struct rb_node *node;
+
+	if (rq->kind != SAAKM_RQ_RBTREE) {
+		if (list_is_last(&p->saakm.node, &rq->list))
+			return NULL;
+		return list_next_entry(p, saakm.node);
+	}
+	node = rb_next(&p->saakm.rb);
+	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
+}
+
+/* The state machine. */
+
+static void leave_state(struct task_struct *p)
+{
+	struct sched_saakm_entity *se = &p->saakm;
+
+	if (se->queue)
+		rq_remove(p);
+	if (is_ready(se->state) && se->cpu >= 0)
+		se->policy->pcpu[se->cpu].nr_ready--;
+}
+
+void usim_force_state(struct task_struct *p, int state)
+{
+	/* READY_TICK -> READY only relabels a task that stays queued. */
+	if (!(is_ready(p->saakm.state) && is_ready(state)) && p->saakm.policy)
+		leave_state(p);
+	if (state == SAAKM_RUNNING && p->saakm.state != SAAKM_RUNNING)
+		p->saakm.run_start = p->se.sum_exec_runtime;
+	p->saakm.state = state;
+}
+
+/* saakm_in_context(): may the running callback move @p to @to? */
+static bool in_context(struct task_struct *p, int to)
+{
+	switch (to) {
+	case SAAKM_RUNNING:
+		if (W.ctx.ev != SAAKM_EV_SCHEDULE || (W.ctx.p && W.ctx.p != p))
+			return false;
+		W.ctx.p = p;
+		return true;
+	case SAAKM_BLOCKED:
+		return W.ctx.ev == SAAKM_EV_BLOCK && W.ctx.p == p;
+	case SAAKM_TERMINATED:
+		return W.ctx.ev == SAAKM_EV_TERMINATE && W.ctx.p == p;
+	case SAAKM_MIGRATING:
+		return W.ctx.ev == SAAKM_EV_BALANCE_PICK;
+	default:
+		return true;
+	}
+}
+
+static void bad_transition(struct task_struct *p, int to, const char *why)
+{
+	usim_error(p->saakm.policy,
+		   "policy %s: transition: task %d on cpu %d: %s -> %s%s (in %s)",
+		   p->saakm.policy->ops.name, p->pid, task_cpu(p),
+		   usim_state_name(p->saakm.state), usim_state_name(to), why,
+		   W.ctx.ev < SAAKM_NR_EVENTS ? usim_event_name(W.ctx.ev) : "no callback");
+}
+
+void saakm_change_state(struct task_struct *p, enum saakm_task_state state, int cpu,
+			struct saakm_rq *rq)
+{
+	struct sched_saakm_entity *se = &p->saakm;
+	int from = se->state;
+
+	if (!se->policy || state >= SAAKM_NR_STATES) {
+		usim_error(se->policy, "saakm_change_state: task %d %s", p->pid,
+			   se->policy ? "to an unknown state" : "is not in a policy");
+		return;
+	}
+	if (!(allowed[se->state] & (1u << state))) {
+		bad_transition(p, state, "");
+		return;
+	}
+	if (!in_context(p, state)) {
+		bad_transition(p, state, " outside its callback");
+		return;
+	}
+	if (is_ready(state) &&
+	    (!rq || cpu != (int)task_cpu(p) || (rq->cpu >= 0 && rq->cpu != cpu))) {
+		usim_error(se->policy,
+			   "policy %s: wrong-cpu: task %d queued for cpu %d (runqueue of cpu %d) but enqueued on cpu %d",
+			   se->policy->ops.name, p->pid, cpu, rq ? rq->cpu : -1, task_cpu(p));
+		return;
+	}
+	leave_state(p);
+	se->state = state;
+	if (is_ready(state)) {
+		rq_insert(rq, p);
+		se->policy->pcpu[cpu].nr_ready++;
+		se->cpu = cpu;
+	} else if (state == SAAKM_RUNNING) {
+		se->cpu = cpu;
+		se->run_start = p->se.sum_exec_runtime;
+	}
+	if (W.hooks.state)
+		W.hooks.state(W.hooks.ctx, p, from, state, cpu, rq ? rq->cpu : -1);
+}
+
+/* Services. */
+
+bool saakm_can_migrate(struct task_struct *p, int dst_cpu)
+{
+	unsigned long long val = cpumask_test_cpu(dst_cpu, p->cpus_ptr) && cpu_active(dst_cpu) &&
+				 !(p->usim_flags & USIM_TF_ON_CPU);
+
+	if (W.hooks.input)
+		W.hooks.input(W.hooks.ctx, USIM_INPUT_CAN_MIGRATE, p, dst_cpu, &val);
+	return val != 0;
+}
+
+u64 saakm_running_ns(struct task_struct *p)
+{
+	unsigned long long val = 0;
+
+	if (p->saakm.state == SAAKM_RUNNING)
+		val = p->se.sum_exec_runtime - p->saakm.run_start;
+	if (W.hooks.input)
+		W.hooks.input(W.hooks.ctx, USIM_INPUT_RUNNING_NS, p, -1, &val);
+	return val;
+}
+
+void saakm_policy_error(struct saakm_policy *pol, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	usim_error(pol, "policy %s: error: %s", pol->ops.name, msg);
+}
+
+int saakm_policy_id(const struct saakm_policy *pol)
+{
+	return pol->id;
+}
+
+void *saakm_priv(const struct saakm_policy *pol)
+{
+	return pol->priv;
+}
+
+/* Policies. */
+
+static bool ops_valid(const struct saakm_ops *ops)
+{
+	if (!ops->new_place || !ops->unblock_place || !ops->block ||
+	    !ops->schedule || !ops->terminate)
+		return false;
+	if ((ops->newly_idle || ops->balancing_select) && !ops->balance_pick)
+		return false;
+	if (ops->balancing_select && !ops->balance_ms)
+		return false;
+	return ops->name[0] && strnlen(ops->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
+}
+
+struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
+					     struct module *owner)
+{
+	struct saakm_policy *pol;
+	int slot, cpu, ret;
+
+	(void)owner;
+	if (!ops_valid(ops))
+		return ERR_PTR(-EINVAL);
+	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++)
+		if (W.slots[slot] && !strcmp(W.slots[slot]->ops.name, ops->name))
+			return ERR_PTR(-EEXIST);
+	for (slot = 0; slot < SAAKM_MAX_POLICIES && W.slots[slot]; slot++)
+		;
+	if (slot == SAAKM_MAX_POLICIES)
+		return ERR_PTR(-ENOSPC);
+	pol = calloc(1, sizeof(*pol));
+	if (!pol)
+		return ERR_PTR(-ENOMEM);
+	pol->ops = *ops;
+	pol->priv = priv;
+	INIT_LIST_HEAD(&pol->tasks);
+	if (pol->ops.init) {
+		ret = pol->ops.init(pol);
+		if (ret) {
+			free(pol);
+			return ERR_PTR(ret);
+		}
+	}
+	pol->slot = slot;
+	pol->id = ++W.last_id;
+	W.slots[slot] = pol;
+	for_each_online_cpu(cpu)
+		usim_call(pol, SAAKM_EV_CORE_ENTRY, cpu, NULL, -1);
+	return pol;
+}
+
+/*
+ * saakm_unregister_policy(): the drain moves every attached task back to
+ * SCHED_NORMAL, which the policy sees as terminate (unless the task is
+ * TERMINATED already) and free_metadata; then core_exit on every online
+ * CPU, then exit.
+ */
+void saakm_unregister_policy(struct saakm_policy *pol)
+{
+	int cpu;
+
+	while (!list_empty(&pol->tasks)) {
+		struct task_struct *p = list_first_entry(&pol->tasks, struct task_struct,
+							 saakm.policy_node);
+
+		if (p->saakm.state != SAAKM_TERMINATED) {
+			usim_call(pol, SAAKM_EV_TERMINATE, task_cpu(p), p, -1);
+			if (p->saakm.state != SAAKM_TERMINATED) {
+				usim_error(pol, "policy %s: callback: terminate left task %d in state %s",
+					   pol->ops.name, p->pid, usim_state_name(p->saakm.state));
+				usim_force_state(p, SAAKM_TERMINATED);
+			}
+		}
+		usim_call(pol, SAAKM_EV_FREE_METADATA, task_cpu(p), p, -1);
+		usim_detach(p);	/* FREE_METADATA did, unless the policy lacks it */
+	}
+	for_each_online_cpu(cpu)
+		if (pol->pcpu[cpu].entered)
+			usim_call(pol, SAAKM_EV_CORE_EXIT, cpu, NULL, -1);
+	if (pol->ops.exit)
+		pol->ops.exit(pol);
+	W.slots[pol->slot] = NULL;
+	free(pol);
+}
+
+struct saakm_policy *usim_policy(const char *name)
+{
+	int slot;
+
+	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++) {
+		struct saakm_policy *pol = W.slots[slot];
+
+		if (pol && (!name || !strcmp(pol->ops.name, name)))
+			return pol;
+	}
+	return NULL;
+}
+
+int usim_nr_policies(void)
+{
+	int slot, n = 0;
+
+	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++)
+		n += W.slots[slot] != NULL;
+	return n;
+}
+
+struct saakm_policy *usim_policy_nth(int n)
+{
+	int slot;
+
+	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++)
+		if (W.slots[slot] && !n--)
+			return W.slots[slot];
+	return NULL;
+}
+
+const char *usim_policy_name(const struct saakm_policy *pol)
+{
+	return pol->ops.name;
+}
+
+int usim_policy_id(const struct saakm_policy *pol)
+{
+	return pol->id;
+}
+
+int usim_policy_failed(const struct saakm_policy *pol)
+{
+	return pol->failed;
+}
+
+unsigned int usim_policy_nr_ready(const struct saakm_policy *pol, int cpu)
+{
+	return cpu >= 0 && cpu < USIM_MAX_CPUS ? pol->pcpu[cpu].nr_ready : 0;
+}
+
+unsigned int usim_policy_balance_ms(const struct saakm_policy *pol)
+{
+	return pol->ops.balance_ms;
+}
+
+unsigned int usim_policy_timeout_ms(const struct saakm_policy *pol)
+{
+	return pol->ops.timeout_ms;
+}
+
+int usim_nr_timers(void)
+{
+	struct hrtimer *t;
+	int n = 0;
+
+	for (t = W.timers; t; t = t->next)
+		n++;
+	return n;
+}
+
+unsigned long long usim_event_count(const struct saakm_policy *pol, int ev)
+{
+	return ev >= 0 && ev < SAAKM_NR_EVENTS ? pol->events[ev] : 0;
+}
+
+void usim_attach(struct task_struct *p, struct saakm_policy *pol, int state)
+{
+	if (p->saakm.policy)
+		usim_detach(p);
+	list_add_tail(&p->saakm.policy_node, &pol->tasks);
+	p->saakm.data = NULL;
+	p->saakm.cpu = -1;
+	p->saakm.state = state;
+	p->saakm.policy = pol;
+}
+
+/* The ops table has no "migrated" callback (the event is only counted):
+ * the name is mapped to a member for the X-macro, and never asked for. */
+#define migrated core_entry
+int usim_has_callback(const struct saakm_policy *pol, int ev)
+{
+	const struct saakm_ops *o = &pol->ops;
+
+	if (ev == SAAKM_EV_MIGRATED)
+		return 0;
+	switch (ev) {
+#define HAS(NAME, name) case SAAKM_EV_##NAME: return o->name != NULL;
+	SAAKM_EVENTS(HAS)
+#undef HAS
+	default:
+		return 0;
+	}
+}
+#undef migrated
+
+/*
+ * Call @fn of @pol with the context set: the callback @ev runs on @cpu for
+ * task @tsk (saakm_ctx_set() in the kernel).
+ */
+#define CALL(ev_, cpu_, tsk, expr) ({			\
+	int __saved = W.this_cpu;			\
+	W.ctx.ev = (ev_);				\
+	W.ctx.p = (tsk);				\
+	W.this_cpu = (cpu_);				\
+	pol->events[ev_]++;				\
+	__typeof__(expr) __r = (expr);			\
+	W.ctx.ev = SAAKM_NR_EVENTS;			\
+	W.ctx.p = NULL;					\
+	W.this_cpu = __saved;				\
+	__r;						\
+})
+#define CALL_VOID(ev_, cpu_, tsk, expr) CALL(ev_, cpu_, tsk, ((expr), 0))
+
+static bool cpu_ok(int cpu)
+{
+	return cpu >= 0 && cpu < (int)nr_cpu_ids;
+}
+
+static long task_ret(struct task_struct *p)
+{
+	W.last_task = p;
+	return p ? p->pid : -1;
+}
+
+static long call_inner(struct saakm_policy *pol, int ev, int cpu, struct task_struct *p, int a)
+{
+	const struct saakm_ops *o = &pol->ops;
+	struct saakm_attr attr;
+	int tcpu = p ? (int)task_cpu(p) : 0;
+
+	W.last_task = NULL;
+	if (!cpu_ok(cpu) && (ev != SAAKM_EV_NEW_PREPARE && ev != SAAKM_EV_UNBLOCK_PREPARE &&
+			     ev != SAAKM_EV_TERMINATE && ev != SAAKM_EV_FREE_METADATA &&
+			     ev != SAAKM_EV_CHECKPARAM_ATTR && ev != SAAKM_EV_SETPARAM_ATTR)) {
+		usim_error(NULL, "usim_call(%s): cpu %d out of range", usim_event_name(ev), cpu);
+		return -1;
+	}
+	if (!cpu_ok(tcpu))
+		tcpu = 0;
+	switch (ev) {
+	case SAAKM_EV_NEW_PREPARE:
+		if (p->saakm.policy != pol)
+			usim_attach(p, pol, SAAKM_NOT_QUEUED);
+		if (!o->new_prepare)
+			return task_cpu(p);
+		return CALL(ev, tcpu, p, o->new_prepare(pol, p));
+	case SAAKM_EV_NEW_PLACE:
+		return CALL_VOID(ev, cpu, p, o->new_place(pol, p, cpu));
+	case SAAKM_EV_UNBLOCK_PREPARE:
+		if (!o->unblock_prepare)
+			return task_cpu(p);
+		return CALL(ev, tcpu, p, o->unblock_prepare(pol, p));
+	case SAAKM_EV_UNBLOCK_PLACE:
+		return CALL_VOID(ev, cpu, p, o->unblock_place(pol, p, cpu));
+	case SAAKM_EV_BLOCK:
+		return CALL_VOID(ev, cpu, p, o->block(pol, p, cpu));
+	case SAAKM_EV_YIELD:
+		return o->yield ? CALL_VOID(ev, cpu, p, o->yield(pol, p, cpu)) : 0;
+	case SAAKM_EV_TICK:
+		return o->tick ? CALL_VOID(ev, cpu, p, o->tick(pol, p, cpu)) : 0;
+	case SAAKM_EV_TERMINATE:
+		return CALL_VOID(ev, tcpu, p, o->terminate(pol, p));
+	case SAAKM_EV_SCHEDULE:
+		return task_ret(CALL(ev, cpu, NULL, o->schedule(pol, cpu)));
+	case SAAKM_EV_NEWLY_IDLE:
+		return o->newly_idle ? CALL(ev, cpu, NULL, o->newly_idle(pol, cpu)) : -1;
+	case SAAKM_EV_ENTER_IDLE:
+		return o->enter_idle ? CALL_VOID(ev, cpu, NULL, o->enter_idle(pol, cpu)) : 0;
+	case SAAKM_EV_EXIT_IDLE:
+		return o->exit_idle ? CALL_VOID(ev, cpu, NULL, o->exit_idle(pol, cpu)) : 0;
+	case SAAKM_EV_BALANCING_SELECT:
+		return o->balancing_select ?
+		       CALL(ev, cpu, NULL, o->balancing_select(pol, cpu)) : -1;
+	case SAAKM_EV_BALANCE_PICK:
+		if (!o->balance_pick || !cpu_ok(a))
+			return -1;
+		return task_ret(CALL(ev, a, NULL, o->balance_pick(pol, cpu, a)));
+	case SAAKM_EV_CORE_ENTRY:
+		pol->pcpu[cpu].entered = true;
+		return o->core_entry ? CALL_VOID(ev, cpu, NULL, o->core_entry(pol, cpu)) : 0;
+	case SAAKM_EV_CORE_EXIT:
+		pol->pcpu[cpu].entered = false;
+		return o->core_exit ? CALL_VOID(ev, cpu, NULL, o->core_exit(pol, cpu)) : 0;
+	case SAAKM_EV_FREE_METADATA:
+		if (o->free_metadata)
+			CALL_VOID(ev, tcpu, p, o->free_metadata(pol, p));
+		usim_detach(p);
+		return 0;
+	case SAAKM_EV_CHECKPARAM_ATTR:
+		attr = (struct saakm_attr){ .nice = task_nice(p) };
+		return o->checkparam_attr ? CALL(ev, tcpu, p, o->checkparam_attr(pol, p, &attr)) : 0;
+	case SAAKM_EV_SETPARAM_ATTR:
+		attr = (struct saakm_attr){ .nice = task_nice(p) };
+		return o->setparam_attr ? CALL_VOID(ev, tcpu, p, o->setparam_attr(pol, p, &attr)) : 0;
+	default:
+		usim_error(NULL, "usim_call: event %d has no callback", ev);
+		return -1;
+	}
+}
+
+long usim_call(struct saakm_policy *pol, int ev, int cpu, struct task_struct *p, int a)
+{
+	long ret = call_inner(pol, ev, cpu, p, a);
+
+	if (W.hooks.call && usim_has_callback(pol, ev))
+		W.hooks.call(W.hooks.ctx, pol, ev, cpu, p, a, ret);
+	return ret;
+}
+
+struct task_struct *usim_last_task(void)
+{
+	return W.last_task;
+}
+
+/* World. */
+
+static void build_transitions(void)
+{
+	memset(allowed, 0, sizeof(allowed));
+#define ALLOW(FROM, TO) allowed[SAAKM_##FROM] |= 1u << SAAKM_##TO;
+	SAAKM_TRANSITIONS(ALLOW)
+#undef ALLOW
+}
+
+int usim_setup(int nr_cpus, const struct usim_hooks *hooks)
+{
+	int cpu, pid;
+
+	if (nr_cpus < 1 || nr_cpus > USIM_MAX_CPUS)
+		return -EINVAL;
+	for (pid = 0; pid < W.nr_task_slots; pid++)
+		if (W.tasks[pid])
+			usim_task_free(W.tasks[pid]);
+	free(W.tasks);
+	memset(W.slots, 0, sizeof(W.slots));	/* a loaded module is forgotten */
+	W.tasks = NULL;
+	W.nr_task_slots = 0;
+	W.hooks = hooks ? *hooks : (struct usim_hooks){ 0 };
+	W.ctx = (struct usim_ctx){ .ev = SAAKM_NR_EVENTS };
+	W.this_cpu = 0;
+	W.now_ns = 0;
+	W.timers = NULL;
+	W.allocs = 0;
+	W.errors = 0;
+	W.last_task = NULL;
+	nr_cpu_ids = nr_cpus;
+	cpumask_clear(&possible_mask);
+	for (cpu = 0; cpu < nr_cpus; cpu++)
+		cpumask_set_cpu(cpu, &possible_mask);
+	cpumask_copy(&online_mask, &possible_mask);
+	for (cpu = 0; cpu < USIM_MAX_CPUS; cpu++) {
+		cpumask_clear(&single_masks[cpu]);
+		single_masks[cpu].bits[0] = 1UL << cpu;
+	}
+	build_transitions();
+	usim_set_topology(1, USIM_MAX_CPUS);
+	pcpu_setup();
+	return 0;
+}
+
+int usim_load(void)
+{
+	if (!module.init) {
+		usim_error(NULL, "usim_load: the policy has no module_init()");
+		return -ENOENT;
+	}
+	return module.init();
+}
+
+void usim_unload(void)
+{
+	if (module.exit)
+		module.exit();
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * usim_class.h - a small SaaKM class core in user space, on top of libusim,
+ * for policy unit tests and seeded stress (tests/policy).
+ *
+ * It owns simulated CPUs (online or not, the task running on each) and
+ * tasks (runnable or sleeping, their CPU, affinity, nice, CPU time), and
+ * turns the operations below into policy callbacks the way the kernel's
+ * class core (build/linux/kernel/sched/saakm.c) turns the scheduler's hooks
+ * into events: a wakeup is unblock_prepare then unblock_place on the CPU
+ * chosen, a sleep is block then a pick on that CPU (newly_idle first when
+ * the CPU has no work left), hotplug pushes every runnable task off the CPU
+ * (block, unblock_place elsewhere) and closes it with core_exit, and so on.
+ * There are no other scheduling classes: a CPU with no SaaKM task is idle.
+ * Reschedules happen at once (no IPI latency).
+ *
+ * After every operation it checks the invariants: every transition legal
+ * (libusim's state machine), no task lost (every runnable task is running,
+ * READY in its CPU's runqueue, or parked by the class), no task on an
+ * offline CPU, and, at each tick, no READY task waiting longer than the
+ * stall timeout (the kernel's watchdog) and no CPU with READY tasks that
+ * picked none for that long. The first violation, or the first error
+ * libusim reports, is the failure (uc_failure()); an operation then
+ * returns -1. The last events are kept for the failure report.
+ *
+ * Task ids are pids, 0 .. UC_MAX_TASKS - 1. One world at a time.
+ */
+#ifndef USIM_CLASS_H
+#define USIM_CLASS_H
+
+#include <stdio.h>
+#include "usim.h"
+
+#define UC_MAX_TASKS	1024
+
+/**
+ * struct uc_opts - a world
+ * @nr_cpus: CPUs, all online at start (1..USIM_MAX_CPUS)
+ * @params: module parameters, "name=value ..." (NULL: defaults)
+ * @policy: the policy new tasks join (NULL: the first registered)
+ * @tick_ns: tick period (0: 4 ms, HZ 250)
+ * @stall_ns: stall timeout of the watchdog (0: 1 s)
+ * @quiet: drop the policy's printk output
+ */
+struct uc_opts {
+	int nr_cpus;
+	const char *params;
+	const char *policy;
+	unsigned long long tick_ns;
+	unsigned long long stall_ns;
+	int quiet;
+};
+
+/* A fresh world with the policy module loaded. 0, or -errno of usim_load(). */
+int uc_start(const struct uc_opts *opts);
+/* NULL while nothing went wrong; else the first failure. */
+const char *uc_failure(void);
+
+/*
+ * Operations. Each returns 0, or -1 if the world has failed (or fails now)
+ * or the operation does not apply (a pid that does not exist, blocking a
+ * task that is not running, taking the last CPU offline, ...).
+ */
+/* A new task forked on @cpu (its parent's CPU) with @affinity (0: all) and @nice. */
+int uc_fork(int pid, int cpu, unsigned long long affinity, int nice);
+int uc_wake(int pid);		/* a sleeping task wakes up */
+int uc_block(int pid);		/* the running task goes to sleep */
+int uc_yield(int pid);		/* the running task calls sched_yield() */
+int uc_exit(int pid);		/* a task exits (running: it blocks first) */
+int uc_set_affinity(int pid, unsigned long long mask);	/* sched_setaffinity() */
+int uc_set_nice(int pid, int nice);	/* setpriority(): setparam_attr */
+int uc_cpu_down(int cpu);	/* hotplug: tasks pushed away, core_exit */
+int uc_cpu_up(int cpu);		/* hotplug: core_entry */
+/* Let @ns pass: CPU time, hrtimers, ticks on every online CPU, watchdog. */
+int uc_advance(unsigned long long ns);
+/* rmmod: every task leaves (terminate, free_metadata), core_exit, exit.
+ * Then checks that nothing is left: no task attached, no memory held
+ * (kmalloc/alloc_percpu), no hrtimer armed. */
+int uc_unload(void);
+
+/* Queries. */
+int uc_curr(int cpu);			/* pid running on @cpu, -1 idle */
+int uc_cpu_of(int pid);			/* task_cpu() */
+int uc_state(int pid);			/* SaaKM state, -1 no such task */
+int uc_runnable(int pid);
+int uc_exists(int pid);
+unsigned long long uc_runtime(int pid);	/* CPU time, ns */
+int uc_online(int cpu);
+int uc_nr_cpus(void);
+unsigned long long uc_affinity(int pid);
+struct saakm_policy *uc_policy(void);
+/* Callbacks the class made this world, by event. */
+unsigned long long uc_calls(int ev);
+/* Tasks of the policy that are runnable and waiting (READY) on @cpu. */
+unsigned int uc_nr_ready(int cpu);
+/* Runs the invariant checks now; 0 if they hold. */
+int uc_check(void);
+
+/* The trace of the last events (operations, callbacks, transitions). */
+void uc_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void uc_trace_dump(FILE *f, int last);
+
+#endif /* USIM_CLASS_H */
