@@ -655,15 +655,30 @@ int saakm_rec_cpu_lost(const char *stats_path, uint64_t *lost)
 
 /* --- text -------------------------------------------------------------------------- */
 
-static const char *ev_name(int ev)
+/*
+ * Names of events and states, from the same X-macros as libsaakm's tables
+ * in saakm.c: the replay program links this file without saakm.c, whose
+ * saakm_policy_id() is a different function from the policy API's.
+ */
+#define X_EV(NAME, name)	[SAAKM_EV_##NAME] = #name,
+#define X_ST(NAME)		[SAAKM_ST_##NAME] = #NAME,
+static const char *const ev_names[SAAKM_NR_EVENTS] = { SAAKM_EVENTS(X_EV) };
+static const char *const st_names[SAAKM_NR_STATES] = { SAAKM_STATES(X_ST) };
+#undef X_EV
+#undef X_ST
+
+const char *saakm_rec_event_name(int ev)
 {
-	return ev >= 0 && ev < SAAKM_NR_EVENTS ? saakm_event_names[ev] : "?";
+	return ev >= 0 && ev < SAAKM_NR_EVENTS ? ev_names[ev] : "?";
 }
 
-static const char *state_name(uint64_t s)
+const char *saakm_rec_state_name(uint64_t s)
 {
-	return s < SAAKM_NR_STATES ? saakm_state_names[s] : "?";
+	return s < SAAKM_NR_STATES ? st_names[s] : "?";
 }
+
+#define ev_name saakm_rec_event_name
+#define state_name saakm_rec_state_name
 
 static void format_call(const struct saakm_rec *r, char *buf, size_t len)
 {

@@ -11,6 +11,9 @@
  *	if (saakm_rec_read("saakm.rec", &r, err, sizeof(err)))
  *		fprintf(stderr, "%s\n", err);
  *
+ * This part of libsaakm (saakm_rec.o) does not need the rest (saakm.o),
+ * so that the replay program can link it next to libusim.
+ *
  * Functions that can fail return 0 or a negative errno and, when given an
  * @err buffer, a message naming the file and what is wrong with it.
  */
@@ -133,6 +136,10 @@ uint64_t saakm_rec_gaps(const struct saakm_rec *recs, size_t nr, uint64_t *first
 int saakm_rec_cpu_lost(const char *stats_path, uint64_t *lost);
 
 /* --- text -------------------------------------------------------------------------- */
+
+/* Names of event @ev and state @s ("?" if unknown); same as libsaakm's tables. */
+const char *saakm_rec_event_name(int ev);
+const char *saakm_rec_state_name(uint64_t s);
 
 /* One line describing @r for people ("CALL schedule cpu 1", ...), into @buf. */
 const char *saakm_rec_format(const struct saakm_rec *r, char *buf, size_t len);

@@ -157,7 +157,7 @@ static void on_error(void *ctx, const char *msg)
 /* Load the policy as the recorded machine had it. Return: 0 or exit status 2. */
 static int load_policy(void)
 {
-	const struct usim_hooks hooks = { NULL, on_state, on_input, on_error };
+	const struct usim_hooks hooks = { .state = on_state, .input = on_input, .error = on_error };
 	const struct saakm_rec_header *h = &R.rec.hdr;
 	int err;
 
@@ -240,7 +240,12 @@ static void replay_call(size_t i)
 		if (r->c)
 			usim_set_affinity(p, r->c);
 		usim_set_nice(p, r->b);
-		if (!saakm_ev_has_cpu(r->ev) && r->cpu >= 0)
+		/*
+		 * The task is on the CPU of the call: task callbacks without a
+		 * CPU argument record task_cpu(p), and the others run with
+		 * the task on their CPU (placed there, or running there).
+		 */
+		if (r->cpu >= 0)
 			usim_set_task_cpu(p, r->cpu);
 	}
 	R.call = i;
@@ -258,8 +263,8 @@ static void replay_call(size_t i)
 	}
 	if (e->ev != r->ev) {
 		snprintf(R.note, sizeof(R.note), "corrupt recording: RET of %s after CALL of %s",
-			 saakm_event_names[e->ev], saakm_event_names[r->ev]);
-		diverge(R.next, "RET %s", saakm_event_names[r->ev]);
+			 saakm_rec_event_name(e->ev), saakm_rec_event_name(r->ev));
+		diverge(R.next, "RET %s", saakm_rec_event_name(r->ev));
 		return;
 	}
 	if (saakm_ev_returns(r->ev) != SAAKM_RET_VOID && e->a != ret) {

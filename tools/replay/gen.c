@@ -314,7 +314,7 @@ static void interleave(void)
 
 int main(int argc, char **argv)
 {
-	const struct usim_hooks hooks = { NULL, on_state, on_input, on_error };
+	const struct usim_hooks hooks = { .state = on_state, .input = on_input, .error = on_error };
 	const char *params = "";
 	long records = 1000;
 	char err[512], all_params[512];

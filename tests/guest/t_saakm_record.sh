@@ -1,0 +1,125 @@
+#!/bin/sh
+# saakm record / saakm replay end to end: record the FIFO policy while a
+# small workload runs in it (four children that spin, sleep and exit, and
+# hackbench if installed), check the recording (records, nothing lost, the
+# module's parameters, the tracefs instance and the knob cleaned up), then
+# replay it against policies/fifo/saakm_fifo.c compiled for user space:
+# every record must match. A LIFO variant of fifo (one line changed) must
+# diverge, and trace-json must give valid JSON. Done twice: with fifo's
+# defaults and with steal=1 (newly_idle, balance_pick, can_migrate inputs).
+# Needs the kernel's recorder (/sys/kernel/saakm/record) and gcc.
+# saakm-test: timeout=600
+# shellcheck disable=SC2015 # "A && ok || not_ok", as in the other tests
+. "$(dirname "$0")/lib.sh"
+
+saakm=$SAAKM_CLI
+ko=$SAAKM_ROOT/policies/fifo/saakm_fifo.ko
+src=$SAAKM_ROOT/policies/fifo/saakm_fifo.c
+tr=/sys/kernel/tracing
+knob=/sys/kernel/saakm/record
+tmp=$(mktemp -d)
+tracefs_mounted=
+# replay programs are cached per user: keep this test's apart
+export XDG_CACHE_HOME=$tmp/cache
+
+rec_exit() {
+	_rc=$?
+	trap - EXIT
+	[ -w "$knob" ] && echo 0 >"$knob"
+	saakm_cleanup
+	[ -d "$tr/instances/saakm-record" ] && rmdir "$tr/instances/saakm-record"
+	[ -n "$tracefs_mounted" ] && umount "$tr"
+	rm -rf "$tmp"
+	exit "$_rc"
+}
+trap rec_exit EXIT
+
+if [ ! -e "$tr/instances" ]; then
+	mount -t tracefs nodev "$tr" 2>/dev/null && tracefs_mounted=1
+fi
+if [ ! -e "$knob" ] || [ ! -d "$tr/events/saakm/saakm_record" ]; then
+	skip "record and replay fifo" "this kernel has no SaaKM recorder ($knob)"
+	done_testing
+fi
+if ! command -v gcc >/dev/null 2>&1; then
+	skip "record and replay fifo" "no gcc to build the replay program"
+	done_testing
+fi
+
+# The workload, as "sh work.sh": four children forked under the policy
+# spin, sleep, spin again and exit; then hackbench, if installed.
+cat >"$tmp/work.sh" <<'EOF'
+for i in 1 2 3 4; do
+	sh -c 'n=0; while [ $n -lt 3000 ]; do n=$((n + 1)); done
+		sleep 0.05; n=0; while [ $n -lt 3000 ]; do n=$((n + 1)); done' &
+done
+wait
+command -v hackbench >/dev/null 2>&1 && hackbench -g 2 -l 50 >/dev/null
+exit 0
+EOF
+
+# The LIFO variant: schedule() takes the last queued task instead of the first.
+mkdir -p "$tmp/lifo"
+sed 's/struct task_struct \*p = saakm_rq_first(rq_of(cpu));/struct task_struct *p = NULL, *q; saakm_rq_for_each(q, rq_of(cpu)) p = q;/' \
+	"$src" >"$tmp/lifo/saakm_fifo.c"
+! cmp -s "$src" "$tmp/lifo/saakm_fifo.c" && ok "LIFO variant of fifo made (one line changed)" ||
+	not_ok "LIFO variant of fifo made (one line changed)" "the sed pattern no longer matches saakm_fifo.c"
+
+# round NAME [PARAMS]: load fifo with PARAMS, record the workload, replay
+round() {
+	_name=$1; shift
+	_rec=$tmp/$_name.rec
+	check "$_name: insmod saakm_fifo $*" insmod "$ko" "$@"
+	_t0=$(date +%s.%N)
+	"$saakm" record -p fifo -o "$_rec" -- sh "$tmp/work.sh" >"$tmp/$_name.out" 2>&1
+	_rc=$?
+	_t1=$(date +%s.%N)
+	sed 's/^/# /' "$tmp/$_name.out"
+	diag "$_name: recorded in $(echo "$_t0 $_t1" | awk '{ printf "%.2f", $2 - $1 }') s"
+	[ "$_rc" = 0 ] && ok "$_name: saakm record of the workload" ||
+		not_ok "$_name: saakm record of the workload" "status $_rc"
+	check "$_name: fifo unloads" rmmod saakm_fifo
+	[ ! -d "$tr/instances/saakm-record" ] && [ "$(cat "$knob")" = 0 ] &&
+		ok "$_name: tracefs instance removed, knob back to 0" ||
+		not_ok "$_name: tracefs instance removed, knob back to 0" "knob $(cat "$knob")"
+
+	_head=$("$saakm" dump "$_rec" 2>&1 | head -2)
+	_n=$(echo "$_head" | sed -n 's/.* records=\([0-9]*\) .*/\1/p')
+	_lost=$(echo "$_head" | sed -n 's/.* lost=\([0-9]*\) .*/\1/p')
+	diag "$_name: $(echo "$_head" | tr '\n' ' ')"
+	[ "${_n:-0}" -gt 100 ] && [ "$_lost" = 0 ] && ok "$_name: recording has records and lost none" ||
+		not_ok "$_name: recording has records and lost none" "$_head"
+	echo "$_head" | grep -q "policy=fifo module=saakm_fifo " && echo "$_head" | grep -q "slice_ms=20" &&
+		ok "$_name: header names the policy, module and parameters" ||
+		not_ok "$_name: header names the policy, module and parameters" "$_head"
+
+	_t0=$(date +%s.%N)
+	"$saakm" replay "$_rec" "$src" >"$tmp/$_name.replay" 2>&1
+	_rc=$?
+	_t1=$(date +%s.%N)
+	sed 's/^/# /' "$tmp/$_name.replay" | head -40
+	diag "$_name: replay (build included) in $(echo "$_t0 $_t1" | awk '{ printf "%.2f", $2 - $1 }') s"
+	[ "$_rc" = 0 ] && grep -q "all $_n records match" "$tmp/$_name.replay" &&
+		ok "$_name: replay of fifo matches 100%" ||
+		not_ok "$_name: replay of fifo matches 100%" "status $_rc"
+
+	"$saakm" replay "$_rec" "$tmp/lifo/saakm_fifo.c" --last 5 >"$tmp/$_name.lifo" 2>&1
+	_rc=$?
+	sed 's/^/# /' "$tmp/$_name.lifo" | head -12
+	[ "$_rc" = 1 ] && grep -q "DIVERGENCE at record" "$tmp/$_name.lifo" &&
+		grep -q "expected: STATE pid .* READY -> RUNNING" "$tmp/$_name.lifo" &&
+		ok "$_name: the LIFO variant diverges at a pick" ||
+		not_ok "$_name: the LIFO variant diverges at a pick" "status $_rc"
+
+	if command -v python3 >/dev/null 2>&1; then
+		"$saakm" trace-json "$_rec" -o "$tmp/$_name.json" >/dev/null 2>&1 &&
+			python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert any(e.get("ph") == "X" for e in d["traceEvents"])' "$tmp/$_name.json" &&
+			ok "$_name: trace-json gives valid JSON with task runs" ||
+			not_ok "$_name: trace-json gives valid JSON with task runs"
+	fi
+}
+
+round default
+round steal steal=1
+saakm_log_clean
+done_testing

@@ -1,0 +1,157 @@
+#!/bin/bash
+# Host test of 'saakm replay' (tools/replay/engine.c on libusim) without a
+# kernel, against policies/fifo/saakm_fifo.c:
+#  - the hand-made recording fixtures/record/fifo.trace (2 CPUs, calls of
+#    the two CPUs interleaved) matches; one-line variants of fifo diverge
+#    at the right record: LIFO picks (a STATE), another CPU choice (a RET),
+#    a missing state change;
+#  - a recording with a gap: exit 3 if all before it matches, 1 if not;
+#  - errors (exit 2): corrupt file, a policy outside the kernel subset,
+#    parameters or a policy name the source does not have, usage;
+#  - the cached replay program is reused, and rebuilt after an edit;
+#  - synthetic recordings (gen_fifo: seeded random workloads, interleaved
+#    CPUs, with and without steal=1) match, and LIFO diverges on each;
+#  - replay speed on a few million records (reported; must be < 10 s).
+# Usage: t_replay.sh SAAKM_BINARY GEN_FIFO_BINARY. Prints TAP.
+set -u
+saakm=$1
+gen=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fifo=$root/policies/fifo/saakm_fifo.c
+. "$root/tests/guest/tap.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_CACHE_HOME=$tmp/cache
+cache=$XDG_CACHE_HOME/saakm/replay
+
+# variant NAME SED: a copy of fifo with one line changed, in $tmp/NAME/
+variant() {
+	mkdir -p "$tmp/$1"
+	sed "$2" "$fifo" >"$tmp/$1/saakm_fifo.c"
+	[ "$(diff "$fifo" "$tmp/$1/saakm_fifo.c" | grep -c '^>')" = 1 ] ||
+		echo "# variant $1: the sed script no longer changes exactly one line" >&2
+}
+variant lifo 's/struct task_struct \*p = saakm_rq_first(rq_of(cpu));/struct task_struct *p = NULL, *q; saakm_rq_for_each(q, rq_of(cpu)) p = q;/'
+variant firstcpu 's/return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);/return cpumask_first(p->cpus_ptr);/'
+variant noyield '/^static void fifo_yield/,/^}/s/saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));/;/'
+mkdir -p "$tmp/bad"
+sed 's|#include <linux/saakm.h>|#include <linux/saakm.h>\n#include <linux/workqueue.h>|' "$fifo" >"$tmp/bad/saakm_fifo.c"
+
+# replay FILE SRC [ARGS]: run it, output in $out, status in $rc
+replay() {
+	out=$("$saakm" replay "$@" 2>&1)
+	rc=$?
+}
+
+# --- the fixture ------------------------------------------------------------------
+fx=$here/fixtures/record/fifo.trace
+"$saakm" convert "$fx" -p fifo -i 1 -P "slice_ms=20 steal=N" -o "$tmp/fx.rec" >/dev/null 2>&1
+replay "$tmp/fx.rec" "$fifo"
+[ "$rc" = 0 ] && grep -q "all 57 records match (20 calls)" <<<"$out" &&
+	ok "fixture: fifo replays its recording, all 57 records match" ||
+	not_ok "fixture: fifo replays its recording, all 57 records match" "status $rc: $out"
+
+# cpu 0's first pick is where LIFO differs: tasks 100 then 102 are queued there
+pick=$("$saakm" dump "$tmp/fx.rec" | awk '/ \[0\] STATE .* READY -> RUNNING/ { print $1; exit }')
+replay "$tmp/fx.rec" "$tmp/lifo/saakm_fifo.c" --last 3
+[ "$rc" = 1 ] && grep -q "DIVERGENCE at record $pick (seq $pick), cpu 0, task 100" <<<"$out" &&
+	grep -q "expected: STATE pid 100 READY -> RUNNING cpu 0" <<<"$out" &&
+	grep -q "got:      STATE pid 102 READY -> RUNNING cpu 0" <<<"$out" &&
+	ok "fixture: LIFO diverges at cpu 0's first pick (seq $pick), past cpu 1's interleaved call" ||
+	not_ok "fixture: LIFO diverges at cpu 0's first pick (seq ${pick:-?})" "status $rc: $out"
+n=$(sed -n '/records before it/,$p' <<<"$out" | grep -cE '^[ >!] +[0-9]+ ')
+[ "$n" = 4 ] && grep -qE "^! +$pick " <<<"$out" && grep -qE "^> +$((pick - 2)) .*CALL  schedule cpu 0" <<<"$out" &&
+	grep -qE "^  +$((pick - 1)) .*\[cpu 1\]  CALL  new_prepare" <<<"$out" &&
+	ok "fixture: --last 3 prints 3 records before it, the call marked, other CPUs' too" ||
+	not_ok "fixture: --last 3 prints 3 records before it, the call marked" "$n lines"
+
+replay "$tmp/fx.rec" "$tmp/firstcpu/saakm_fifo.c"
+[ "$rc" = 1 ] && grep -q "DIVERGENCE at record 14 (seq 14), cpu 1, task 101" <<<"$out" &&
+	grep -q "expected: RET   new_prepare cpu 1 -> 1" <<<"$out" && grep -q "got:      RET   new_prepare cpu 1 -> 0" <<<"$out" &&
+	ok "fixture: another CPU choice diverges at its RET (interleaved with cpu 0)" ||
+	not_ok "fixture: another CPU choice diverges at its RET (interleaved with cpu 0)" "status $rc: $out"
+replay "$tmp/fx.rec" "$tmp/noyield/saakm_fifo.c"
+[ "$rc" = 1 ] && grep -q "expected: STATE pid 101 RUNNING -> READY cpu 1 rq 1" <<<"$out" &&
+	grep -q "got:      the callback returned without this state change" <<<"$out" &&
+	ok "fixture: a missing state change diverges" ||
+	not_ok "fixture: a missing state change diverges" "status $rc: $out"
+
+# --- incomplete recordings ------------------------------------------------------------
+sed '/ seq=50 /d' "$fx" >"$tmp/gap.trace"
+"$saakm" convert "$tmp/gap.trace" -p fifo -i 1 -P "slice_ms=20 steal=N" -o "$tmp/gap.rec" >/dev/null 2>&1
+replay "$tmp/gap.rec" "$fifo"
+[ "$rc" = 3 ] && grep -q "the first 49 records match" <<<"$out" && grep -q "incomplete" <<<"$out" &&
+	ok "gap: matches up to the gap, then exit 3 (incomplete)" ||
+	not_ok "gap: matches up to the gap, then exit 3 (incomplete)" "status $rc: $out"
+replay "$tmp/gap.rec" "$tmp/lifo/saakm_fifo.c"
+[ "$rc" = 1 ] && ok "gap: a divergence before the gap is still exit 1" ||
+	not_ok "gap: a divergence before the gap is still exit 1" "status $rc"
+
+# --- errors -------------------------------------------------------------------------------
+head -c 700 "$tmp/fx.rec" >"$tmp/short.rec"
+replay "$tmp/short.rec" "$fifo"
+[ "$rc" = 2 ] && grep -q "truncated or corrupt" <<<"$out" && ok "error: a truncated file is exit 2 with the reason" ||
+	not_ok "error: a truncated file is exit 2 with the reason" "status $rc: $out"
+replay "$tmp/fx.rec" "$tmp/bad/saakm_fifo.c"
+[ "$rc" = 2 ] && grep -q "may use" <<<"$out" && grep -q "only <linux/saakm.h>" <<<"$out" &&
+	ok "error: a policy outside the kernel subset: exit 2, the subset named" ||
+	not_ok "error: a policy outside the kernel subset: exit 2, the subset named" "status $rc: $(tail -3 <<<"$out")"
+"$saakm" convert "$fx" -p fifo -i 1 -P "nosuch=1" -o "$tmp/p.rec" >/dev/null 2>&1
+replay "$tmp/p.rec" "$fifo"
+[ "$rc" = 2 ] && grep -q "parameters 'nosuch=1' do not apply" <<<"$out" &&
+	ok "error: recorded parameters the source lacks: exit 2" ||
+	not_ok "error: recorded parameters the source lacks: exit 2" "status $rc: $out"
+"$saakm" convert "$fx" -p other -i 1 -o "$tmp/o.rec" >/dev/null 2>&1
+replay "$tmp/o.rec" "$fifo"
+[ "$rc" = 2 ] && grep -q "recording is of policy 'other'; this source registers 'fifo'" <<<"$out" &&
+	ok "error: a recording of another policy: exit 2" ||
+	not_ok "error: a recording of another policy: exit 2" "status $rc: $out"
+replay "$tmp/fx.rec"
+[ "$rc" = 2 ] && ok "error: usage without a policy source is exit 2" || not_ok "error: usage without a policy source is exit 2"
+replay "$tmp/nosuch.rec" "$fifo"
+[ "$rc" = 2 ] && grep -q "nosuch.rec" <<<"$out" && ok "error: a missing recording is exit 2, named" ||
+	not_ok "error: a missing recording is exit 2, named" "status $rc"
+
+# --- the build cache ---------------------------------------------------------------------
+before=$(ls "$cache" | grep -c '^saakm_fifo-')
+replay "$tmp/fx.rec" "$fifo"
+replay "$tmp/fx.rec" "$tmp/lifo/saakm_fifo.c"
+after=$(ls "$cache" | grep -c '^saakm_fifo-')
+[ "$before" -ge 2 ] && [ "$before" = "$after" ] && ok "cache: a replay of an unchanged source reuses its program" ||
+	not_ok "cache: a replay of an unchanged source reuses its program" "$before then $after programs"
+echo "/* edited */" >>"$tmp/lifo/saakm_fifo.c"
+replay "$tmp/fx.rec" "$tmp/lifo/saakm_fifo.c"
+[ "$rc" = 1 ] && [ "$(ls "$cache" | grep -c '^saakm_fifo-')" = $((after + 1)) ] &&
+	ok "cache: an edited source is rebuilt" || not_ok "cache: an edited source is rebuilt"
+
+# --- synthetic recordings -------------------------------------------------------------------
+for params in "" "steal=1"; do
+	for seed in 1 2 3; do
+		name="seed $seed${params:+ $params}"
+		"$gen" "$tmp/s.rec" -n 100000 -c 4 -t 16 -s "$seed" ${params:+-P "$params"} -i >/dev/null ||
+			{ not_ok "synthetic $name: generated"; continue; }
+		replay "$tmp/s.rec" "$fifo"
+		m=$rc
+		replay "$tmp/s.rec" "$tmp/lifo/saakm_fifo.c"
+		[ "$m" = 0 ] && [ "$rc" = 1 ] && grep -q "expected: STATE pid .* READY -> RUNNING" <<<"$out" &&
+			ok "synthetic $name: fifo matches, LIFO diverges at a pick" ||
+			not_ok "synthetic $name: fifo matches, LIFO diverges at a pick" "fifo $m, lifo $rc"
+	done
+done
+"$gen" "$tmp/s.rec" -n 100000 -c 4 -t 16 -s 1 -P steal=1 >/dev/null
+"$saakm" dump "$tmp/s.rec" | grep -q "CALL  balance_pick" && "$saakm" dump "$tmp/s.rec" | grep -q "INPUT can_migrate" &&
+	ok "synthetic: steal=1 recordings exercise balance_pick and can_migrate inputs" ||
+	not_ok "synthetic: steal=1 recordings exercise balance_pick and can_migrate inputs"
+
+# --- speed ---------------------------------------------------------------------------------------
+"$gen" "$tmp/big.rec" -n 3000000 -c 8 -t 32 -s 5 -P steal=1 -i >/dev/null
+t0=$(date +%s.%N)
+replay "$tmp/big.rec" "$fifo"
+t1=$(date +%s.%N)
+secs=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')
+diag "replay speed: $(grep -o '[0-9]* records/s' <<<"$out") in the engine; $secs s for 3M records with the file read"
+[ "$rc" = 0 ] && awk -v s="$secs" 'BEGIN { exit !(s < 10) }' &&
+	ok "speed: 3 million records replay in under 10 s ($secs s)" ||
+	not_ok "speed: 3 million records replay in under 10 s" "status $rc, $secs s"
+done_testing
