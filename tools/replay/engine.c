@@ -253,7 +253,12 @@ static void replay_call(size_t i)
 	R.in_cut = false;
 	R.calls++;
 	usim_set_now_ns(r->ts_ns - R.t0);
+	/* hotplug: the policy sees the CPU online from core_entry to core_exit */
+	if (r->ev == SAAKM_EV_CORE_ENTRY && r->cpu >= 0)
+		usim_set_cpu_online(r->cpu, 1);
 	ret = usim_call(R.pol, r->ev, r->cpu, p, r->a);
+	if (r->ev == SAAKM_EV_CORE_EXIT && r->cpu >= 0)
+		usim_set_cpu_online(r->cpu, 0);
 	if (R.outcome != MATCH || !(e = expected()))
 		return;
 	if (e->kind != SAAKM_REC_RET) {

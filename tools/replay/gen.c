@@ -201,6 +201,11 @@ static void spawn(void)
 			exit(1);
 	}
 	G.rq_of[pid] = -1;
+	/* the kernel's saakm_attach() records the join as a FORCE */
+	G.on_cpu = usim_task_cpu(p);
+	push((struct saakm_rec){ .kind = SAAKM_REC_FORCE, .cpu = usim_task_cpu(p), .pid = pid,
+				 .a = SAAKM_ST_NOT_QUEUED, .b = -1, .c = SAAKM_ST_NOT_QUEUED });
+	usim_attach(p, G.pol, SAAKM_ST_NOT_QUEUED);
 	cpu = call(SAAKM_EV_NEW_PREPARE, 0, p, 0, usim_task_cpu(p));
 	usim_set_task_cpu(p, cpu);
 	call(SAAKM_EV_NEW_PLACE, cpu, p, 0, cpu);
