@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,16 +379,23 @@ int saakm_rec_read(const char *path, struct saakm_recording *rec, char *err, siz
 /* Parse a decimal signed number at *@s (or, if @names, a name); advance. */
 static int parse_field(const char *s, const char **end, long long *v, unsigned long long *u)
 {
-	char *e;
+	bool neg = *s == '-';
+	unsigned long long n = 0;
+	const char *p = s + neg;
+	int digits = 0;
 
-	errno = 0;
-	if (*s == '-')
-		*v = strtoll(s, &e, 10), *u = (unsigned long long)*v;
-	else
-		*u = strtoull(s, &e, 10), *v = (long long)*u;
-	if (e == s || errno || (*e && *e != ' ' && *e != '\n' && *e != '\r'))
+	/* by hand: this runs for every field of millions of lines */
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (n > (~0ULL - 9) / 10 && (n > ~0ULL / 10 || (unsigned)(*p - '0') > ~0ULL % 10))
+			return -EINVAL;
+		n = n * 10 + (*p - '0');
+	}
+	if (!digits || (*p && *p != ' ' && *p != '\n' && *p != '\r') ||
+	    (neg && n > (unsigned long long)LLONG_MAX + 1))
 		return -EINVAL;
-	*end = e;
+	*u = neg ? -n : n;
+	*v = (long long)*u;
+	*end = p;
 	return 0;
 }
 
@@ -494,11 +502,13 @@ static int parse_fields(const char *s, long long v[NR_FIELDS], unsigned long lon
 	int i;
 
 	while (*s && *s != '\n' && *s != '\r') {
-		s += strspn(s, " ");
-		eq = strchr(s, '=');
-		if (!*s || *s == '\n')
+		while (*s == ' ')
+			s++;
+		if (!*s || *s == '\n' || *s == '\r')
 			break;
-		if (!eq)
+		for (eq = s; *eq && *eq != '=' && *eq != ' '; eq++)
+			;
+		if (*eq != '=')
 			return -EINVAL;
 		i = field_index(s, eq - s);
 		if (i < 0 || parse_field(eq + 1, &end, &v[i], &u))

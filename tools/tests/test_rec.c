@@ -233,6 +233,10 @@ static void test_parse_line(void)
 				       &r, &pol) == -EINVAL, "a missing field is an error");
 	TAP_CHECK(saakm_rec_parse_line("x-1 [000] 5.1: saakm_record: policy=1 seq=1 kind=0 ev=8 cpu=0 pid=-1 a=x1 b=-1 c=0",
 				       &r, &pol) == -EINVAL, "a bad number is an error");
+	TAP_CHECK(saakm_rec_parse_line("x-1 [000] 5.1: saakm_record: policy=1 seq=1 kind=0 ev=8 cpu=0 pid=-1 a=-1 b=-1 c=18446744073709551616",
+				       &r, &pol) == -EINVAL &&
+		  saakm_rec_parse_line("x-1 [000] 5.1: saakm_record: policy=1 seq=1 kind=0 ev=8 cpu=0 pid=-1 a=-2147483649 b=-1 c=0",
+				       &r, &pol) == -EINVAL, "numbers out of range are errors");
 	TAP_CHECK(saakm_rec_parse_line("x-1 [000] 5.1: saakm_record: policy=1 seq=0 kind=0 ev=8 cpu=0 pid=-1 a=-1 b=-1 c=0",
 				       &r, &pol) == -EINVAL, "seq 0 is an error");
 	TAP_CHECK(saakm_rec_parse_line("x-1 [000] 5.1: saakm_record: policy=1 seq=1 kind=0 ev=8 cpu=0 pid=-1 a=-1 b=-1 c=0 zz=1",
