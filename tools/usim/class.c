@@ -43,6 +43,22 @@ struct uc_cpu {
 
 #define TRACE_LINES	256
 #define TRACE_WIDTH	120
+#define NOTABLE_LINES	16
+
+/*
+ * Trace records are formatted only when dumped: the stress runs millions
+ * of callbacks and prints the last few dozen once, on a failure.
+ */
+enum { TR_TEXT, TR_STATE, TR_CALL, TR_PICK2, TR_RUN, TR_FORCE, TR_OP };
+
+struct trec {
+	int kind;
+	int v[5];
+	long ret;
+	const char *what;		/* TR_OP: a static string */
+	unsigned long long now;
+	char text[TRACE_WIDTH];
+};
 
 static struct {
 	struct uc_opts o;
@@ -51,35 +67,130 @@ static struct {
 	struct uc_task tasks[UC_MAX_TASKS];
 	char failure[512];
 	bool failed;
+	int nr_pids;			/* pids in use are below it */
 	unsigned long long next_tick;
 	unsigned long long calls[64];
-	char trace[TRACE_LINES][TRACE_WIDTH];
+	struct trec trace[TRACE_LINES];
 	unsigned long trace_n;
+	struct trec notable[NOTABLE_LINES];	/* hotplug, affinity, fork, exit */
+	unsigned long notable_n;
 } C;
 
 /* Trace and failure. */
 
+static struct trec *trace_rec(int kind)
+{
+	struct trec *r = &C.trace[C.trace_n++ % TRACE_LINES];
+
+	r->kind = kind;
+	r->now = usim_now_ns();
+	return r;
+}
+
 void uc_trace(const char *fmt, ...)
 {
-	char *line = C.trace[C.trace_n++ % TRACE_LINES];
-	unsigned long long now = usim_now_ns();
+	struct trec *r = trace_rec(TR_TEXT);
 	va_list ap;
-	int n;
 
-	n = snprintf(line, TRACE_WIDTH, "%5llu.%03llu ms  ", now / 1000000, now / 1000 % 1000);
 	va_start(ap, fmt);
-	vsnprintf(line + n, TRACE_WIDTH - n, fmt, ap);
+	vsnprintf(r->text, sizeof(r->text), fmt, ap);
 	va_end(ap);
+}
+
+static void trace5(int kind, int a, int b, int c, int d, int e, long ret)
+{
+	struct trec *r = trace_rec(kind);
+
+	r->v[0] = a;
+	r->v[1] = b;
+	r->v[2] = c;
+	r->v[3] = d;
+	r->v[4] = e;
+	r->ret = ret;
+}
+
+static void trace_op(const char *what, int pid, int cpu)
+{
+	struct trec *r = trace_rec(TR_OP);
+
+	r->what = what;
+	r->v[0] = pid;
+	r->v[1] = cpu;
+}
+
+static void trace_format(const struct trec *r, char *buf, size_t size)
+{
+	const int *v = r->v;
+
+	switch (r->kind) {
+	case TR_STATE:
+		snprintf(buf, size, "  task %d %s -> %s (cpu %d, rq %d)", v[0],
+			 usim_state_name(v[1]), usim_state_name(v[2]), v[3], v[4]);
+		break;
+	case TR_FORCE:
+		snprintf(buf, size, "  class: task %d %s -> %s (forced)", v[0],
+			 usim_state_name(v[1]), usim_state_name(v[2]));
+		break;
+	case TR_CALL:
+		if (v[2] >= 0)
+			snprintf(buf, size, "  %s(cpu %d, task %d) = %ld", usim_event_name(v[0]),
+				 v[1], v[2], r->ret);
+		else
+			snprintf(buf, size, "  %s(cpu %d) = %ld", usim_event_name(v[0]), v[1], r->ret);
+		break;
+	case TR_PICK2:
+		snprintf(buf, size, "  %s(src %d, dst %d) = %ld", usim_event_name(v[0]), v[1], v[2],
+			 r->ret);
+		break;
+	case TR_OP:
+		snprintf(buf, size, "%s task %d (cpu %d)", r->what, v[0], v[1]);
+		break;
+	case TR_RUN:
+		snprintf(buf, size, "class: cpu %d runs %d (was %d)", v[0], v[1], v[2]);
+		break;
+	default:
+		snprintf(buf, size, "%s", r->text);
+	}
+}
+
+/* Also keep @fmt in the short list of notable events (rare operations). */
+static __printf(1, 2) void trace_notable(const char *fmt, ...)
+{
+	struct trec *r = &C.notable[C.notable_n++ % NOTABLE_LINES];
+	va_list ap;
+
+	r->kind = TR_TEXT;
+	r->now = usim_now_ns();
+	va_start(ap, fmt);
+	vsnprintf(r->text, sizeof(r->text), fmt, ap);
+	va_end(ap);
+	C.trace[C.trace_n++ % TRACE_LINES] = *r;
+}
+
+void uc_notable_dump(FILE *f)
+{
+	unsigned long i = C.notable_n > NOTABLE_LINES ? C.notable_n - NOTABLE_LINES : 0;
+
+	for (; i < C.notable_n; i++) {
+		const struct trec *r = &C.notable[i % NOTABLE_LINES];
+
+		fprintf(f, "#   %5llu.%03llu ms  %s\n", r->now / 1000000, r->now / 1000 % 1000, r->text);
+	}
 }
 
 void uc_trace_dump(FILE *f, int last)
 {
 	unsigned long i = C.trace_n > (unsigned long)last ? C.trace_n - last : 0;
+	char line[TRACE_WIDTH + 40];
 
 	if (C.trace_n - i > TRACE_LINES)
 		i = C.trace_n - TRACE_LINES;
-	for (; i < C.trace_n; i++)
-		fprintf(f, "#   %s\n", C.trace[i % TRACE_LINES]);
+	for (; i < C.trace_n; i++) {
+		const struct trec *r = &C.trace[i % TRACE_LINES];
+
+		trace_format(r, line, sizeof(line));
+		fprintf(f, "#   %5llu.%03llu ms  %s\n", r->now / 1000000, r->now / 1000 % 1000, line);
+	}
 }
 
 static __printf(1, 2) void fail(const char *fmt, ...)
@@ -100,6 +211,12 @@ const char *uc_failure(void)
 	return C.failed ? C.failure : NULL;
 }
 
+void uc_clear_failure(void)
+{
+	C.failed = false;
+	C.failure[0] = '\0';
+}
+
 /* libusim hooks. */
 
 static struct uc_task *T(struct task_struct *p)
@@ -110,8 +227,7 @@ static struct uc_task *T(struct task_struct *p)
 static void hook_state(void *ctx, struct task_struct *p, int from, int to, int cpu, int rq_cpu)
 {
 	T(p)->since = usim_now_ns();
-	uc_trace("  task %d %s -> %s (cpu %d, rq %d)", p->pid, usim_state_name(from),
-		 usim_state_name(to), cpu, rq_cpu);
+	trace5(TR_STATE, p->pid, from, to, cpu, rq_cpu, 0);
 }
 
 static void hook_error(void *ctx, const char *msg)
@@ -125,11 +241,9 @@ static void hook_call(void *ctx, struct saakm_policy *pol, int ev, int cpu,
 	if (ev < (int)ARRAY_SIZE(C.calls))
 		C.calls[ev]++;
 	if (ev == SAAKM_EV_BALANCE_PICK)
-		uc_trace("  %s(src %d, dst %d) = %ld", usim_event_name(ev), cpu, a, ret);
-	else if (p)
-		uc_trace("  %s(cpu %d, task %d) = %ld", usim_event_name(ev), cpu, p->pid, ret);
+		trace5(TR_PICK2, ev, cpu, a, 0, 0, ret);
 	else
-		uc_trace("  %s(cpu %d) = %ld", usim_event_name(ev), cpu, ret);
+		trace5(TR_CALL, ev, cpu, p ? p->pid : -1, 0, 0, ret);
 }
 
 /* Helpers. */
@@ -153,8 +267,7 @@ static bool ready(int state)
 
 static void force(struct task_struct *p, int state)
 {
-	uc_trace("  class: task %d %s -> %s (forced)", p->pid,
-		 usim_state_name(p->saakm.state), usim_state_name(state));
+	trace5(TR_FORCE, p->pid, p->saakm.state, state, 0, 0, 0);
 	usim_force_state(p, state);
 	T(p)->since = usim_now_ns();
 }
@@ -370,7 +483,7 @@ static void resched(int cpu)
 	}
 	c->curr = next;
 	c->exec_start = usim_now_ns();
-	uc_trace("class: cpu %d runs %d (was %d)", cpu, next ? next->pid : -1, prev ? prev->pid : -1);
+	trace5(TR_RUN, cpu, next ? next->pid : -1, prev ? prev->pid : -1, 0, 0, 0);
 	idle_notify(cpu, next == NULL);
 }
 
@@ -450,7 +563,7 @@ static int fallback_cpu(struct task_struct *p)
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
 		if (C.cpus[cpu].online && cpumask_test_cpu(cpu, p->cpus_ptr))
 			return cpu;
-	uc_trace("class: task %d no longer affine to any online cpu: all cpus allowed", p->pid);
+	trace_notable("class: task %d no longer affine to any online cpu: all cpus allowed", p->pid);
 	usim_set_affinity(p, ~0ULL);
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
 		if (C.cpus[cpu].online)
@@ -458,14 +571,21 @@ static int fallback_cpu(struct task_struct *p)
 	return 0;
 }
 
-/* The CPU a callback chose, checked like select_task_rq_saakm() and the core. */
+/* The CPU a callback chose, checked like select_task_rq_saakm(). */
 static int checked_cpu(struct task_struct *p, int cpu, int prev_cpu, const char *ev)
 {
 	if (cpu < 0 || cpu >= C.o.nr_cpus || !cpumask_test_cpu(cpu, p->cpus_ptr)) {
 		fail("wrong-cpu: %s chose CPU %d for task %d outside its affinity", ev, cpu, p->pid);
 		cpu = prev_cpu;
 	}
-	if (!C.cpus[cpu].online || !cpumask_test_cpu(cpu, p->cpus_ptr))
+	return cpu;
+}
+
+/* The core's last word (is_cpu_allowed(), select_fallback_rq()). */
+static int core_cpu(struct task_struct *p, int cpu)
+{
+	if (cpu < 0 || cpu >= C.o.nr_cpus || !C.cpus[cpu].online ||
+	    !cpumask_test_cpu(cpu, p->cpus_ptr))
 		cpu = fallback_cpu(p);
 	return cpu;
 }
@@ -516,7 +636,7 @@ int uc_check(void)
 {
 	int pid, cpu;
 
-	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {
 		const char *why;
 
 		if (!C.tasks[pid].alive)
@@ -553,7 +673,7 @@ static void check_stalls(void)
 			     (now - C.cpus[cpu].ready_since) / 1000000,
 			     usim_policy_nr_ready(C.pol, cpu));
 	}
-	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {
 		struct uc_task *t = &C.tasks[pid];
 
 		if (!t->alive || !t->queued || !ready(t->p->saakm.state))
@@ -626,22 +746,30 @@ int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
 	int r;
 
 	if (C.failed || pid < 0 || pid >= UC_MAX_TASKS || C.tasks[pid].alive || !cpu_valid(cpu) ||
-	    !C.cpus[cpu].online)
-		return -1;
+	    !C.cpus[cpu].online || (affinity && !(affinity >> cpu & 1)))
+		return -1;	/* the parent runs on a CPU of the affinity it passes on */
 	p = usim_task(pid);
 	t = &C.tasks[pid];
+	if (pid >= C.nr_pids)
+		C.nr_pids = pid + 1;
 	*t = (struct uc_task){ .p = p, .alive = true, .since = usim_now_ns() };
 	usim_set_affinity(p, affinity ? affinity : ~0ULL);
 	if (!usim_task_affinity(p))
 		usim_set_affinity(p, ~0ULL);
 	usim_set_nice(p, nice);
 	usim_set_task_cpu(p, cpu);
-	uc_trace("fork task %d on cpu %d (affinity %#llx, nice %d)", pid, cpu,
+	trace_notable("fork task %d on cpu %d (affinity %#llx, nice %d)", pid, cpu,
 		 usim_task_affinity(p), nice);
 	/* saakm_fork(): attach, new_prepare; wake_up_new_task(): place. */
 	usim_attach(p, C.pol, SAAKM_NOT_QUEUED);
 	r = usim_call(C.pol, SAAKM_EV_NEW_PREPARE, cpu, p, -1);
-	cpu = checked_cpu(p, r, cpu, "new_prepare");
+	if (usim_has_callback(C.pol, SAAKM_EV_NEW_PREPARE))
+		r = checked_cpu(p, r, cpu, "new_prepare");
+	/* wake_up_new_task(): select_task_rq() asks the class only if the
+	 * task may use more than one CPU. */
+	if (p->nr_cpus_allowed == 1)
+		r = cpumask_first(p->cpus_ptr);
+	cpu = core_cpu(p, r);
 	usim_set_task_cpu(p, cpu);
 	enqueue(p, cpu, false);
 	if (!C.failed)
@@ -657,9 +785,18 @@ int uc_wake(int pid)
 	if (C.failed || !t || t->queued || !t->p->saakm.policy)
 		return -1;
 	prev = task_cpu(t->p);
-	uc_trace("wake task %d (last cpu %d)", pid, prev);
-	cpu = usim_call(C.pol, SAAKM_EV_UNBLOCK_PREPARE, prev, t->p, -1);
-	cpu = checked_cpu(t->p, cpu, prev, "unblock_prepare");
+	trace_op("wake", pid, prev);
+	/* select_task_rq(): the class is asked only for a task that may use
+	 * more than one CPU; the core falls back from a CPU it may not use. */
+	if (t->p->nr_cpus_allowed == 1) {
+		cpu = cpumask_first(t->p->cpus_ptr);
+	} else if (usim_has_callback(C.pol, SAAKM_EV_UNBLOCK_PREPARE)) {
+		cpu = usim_call(C.pol, SAAKM_EV_UNBLOCK_PREPARE, prev, t->p, -1);
+		cpu = checked_cpu(t->p, cpu, prev, "unblock_prepare");
+	} else {
+		cpu = prev;	/* the default: its last CPU, which the core may overrule */
+	}
+	cpu = core_cpu(t->p, cpu);
 	usim_set_task_cpu(t->p, cpu);
 	enqueue(t->p, cpu, true);
 	if (!C.failed)
@@ -680,7 +817,7 @@ int uc_block(int pid)
 	if (C.failed || !running(t))
 		return -1;
 	cpu = task_cpu(t->p);
-	uc_trace("block task %d on cpu %d", pid, cpu);
+	trace_op("block", pid, cpu);
 	dequeue(t->p, true);
 	resched(cpu);
 	return done();
@@ -694,7 +831,7 @@ int uc_yield(int pid)
 	if (C.failed || !running(t))
 		return -1;
 	cpu = task_cpu(t->p);
-	uc_trace("yield task %d on cpu %d", pid, cpu);
+	trace_op("yield", pid, cpu);
 	update_curr(cpu);
 	usim_call(C.pol, SAAKM_EV_YIELD, cpu, t->p, -1);
 	resched(cpu);
@@ -711,7 +848,7 @@ int uc_exit(int pid)
 		return -1;
 	p = t->p;
 	cpu = task_cpu(p);
-	uc_trace("exit task %d", pid);
+	trace_notable("exit task %d", pid);
 	/* A task exits running: it leaves its CPU (block), then task_dead. */
 	if (t->queued && !running(t))
 		return -1;
@@ -773,7 +910,7 @@ int uc_set_affinity(int pid, unsigned long long mask)
 			break;
 	if (cpu == C.o.nr_cpus)
 		return -1;
-	uc_trace("affinity task %d := %#llx", pid, mask);
+	trace_notable("affinity task %d := %#llx", pid, mask);
 	/* A save/restore pair: the policy is not told, the task stays queued. */
 	usim_set_affinity(p, mask);
 	cpu = task_cpu(p);
@@ -807,7 +944,7 @@ int uc_cpu_down(int cpu)
 	if (other == C.o.nr_cpus)
 		return -1;	/* the last CPU stays */
 	c = &C.cpus[cpu];
-	uc_trace("cpu %d goes down", cpu);
+	trace_notable("cpu %d goes down", cpu);
 	update_curr(cpu);
 	c->online = false;	/* inactive: nothing new lands here */
 	usim_set_cpu_online(cpu, 0);
@@ -815,7 +952,7 @@ int uc_cpu_down(int cpu)
 	if (c->curr && T(c->curr)->queued)
 		move_task(c->curr, fallback_cpu(c->curr));
 	c->curr = NULL;
-	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {
 		struct uc_task *t = &C.tasks[pid];
 
 		if (t->alive && t->queued && (int)task_cpu(t->p) == cpu)
@@ -833,7 +970,7 @@ int uc_cpu_up(int cpu)
 
 	if (C.failed || !cpu_valid(cpu) || C.cpus[cpu].online)
 		return -1;
-	uc_trace("cpu %d comes up", cpu);
+	trace_notable("cpu %d comes up", cpu);
 	/* saakm_cpu_starting() runs before the CPU is marked online. */
 	for (n = 0; n < usim_nr_policies(); n++)
 		usim_call(usim_policy_nth(n), SAAKM_EV_CORE_ENTRY, cpu, NULL, -1);
@@ -911,7 +1048,7 @@ int uc_unload(void)
 
 	if (C.failed)
 		return -1;
-	uc_trace("unload");
+	trace_notable("unload");
 	/* The drain: tasks leave the CPUs and the class (they go to EEVDF). */
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++) {
 		if (C.cpus[cpu].curr)
@@ -919,12 +1056,12 @@ int uc_unload(void)
 		C.cpus[cpu].curr = NULL;
 		INIT_LIST_HEAD(&C.cpus[cpu].parked);
 	}
-	for (pid = 0; pid < UC_MAX_TASKS; pid++)
+	for (pid = 0; pid < C.nr_pids; pid++)
 		if (C.tasks[pid].alive)
 			INIT_LIST_HEAD(&C.tasks[pid].p->saakm.core_node);
 	usim_unload();
 	C.pol = NULL;
-	for (pid = 0; pid < UC_MAX_TASKS && !C.failed; pid++) {
+	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {
 		struct uc_task *t = &C.tasks[pid];
 
 		if (!t->alive)

@@ -55,6 +55,7 @@ static struct {
 	int this_cpu;
 	unsigned long long now_ns;
 	struct saakm_policy *slots[SAAKM_MAX_POLICIES];
+	int nr_policies;
 	int last_id;
 	struct task_struct **tasks;	/* by pid */
 	int nr_task_slots;
@@ -214,18 +215,19 @@ static void pcpu_setup(void)
 	int cpu;
 
 	if (!pcpu.area) {
+		/* Fresh zeroed pages: only the units of CPUs in use get touched. */
 		pcpu.static_size = (size + 63) & ~(size_t)63;
 		pcpu.unit = pcpu.static_size + PCPU_DYN_SIZE;
-		pcpu.area = aligned_alloc(64, pcpu.unit * USIM_MAX_CPUS);
+		pcpu.area = calloc(1, pcpu.unit * USIM_MAX_CPUS + 64);
 		if (!pcpu.area) {
 			fprintf(stderr, "usim: no memory for per-CPU data\n");
 			abort();
 		}
-		pcpu.dyn_high = PCPU_DYN_SIZE;
+		pcpu.area += -(uintptr_t)pcpu.area & 63;
 		/* Without static per-CPU data, any address works as the base. */
 		pcpu.base = __start_usim_percpu ? (uintptr_t)__start_usim_percpu : 4096;
 	}
-	for (cpu = 0; cpu < USIM_MAX_CPUS; cpu++) {
+	for (cpu = 0; cpu < (int)nr_cpu_ids; cpu++) {
 		char *unit = pcpu.area + (size_t)cpu * pcpu.unit;
 
 		if (size)
@@ -1045,6 +1047,7 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
 	pol->slot = slot;
 	pol->id = ++W.last_id;
 	W.slots[slot] = pol;
+	W.nr_policies++;
 	for_each_online_cpu(cpu)
 		usim_call(pol, SAAKM_EV_CORE_ENTRY, cpu, NULL, -1);
 	return pol;
@@ -1081,6 +1084,7 @@ void saakm_unregister_policy(struct saakm_policy *pol)
 	if (pol->ops.exit)
 		pol->ops.exit(pol);
 	W.slots[pol->slot] = NULL;
+	W.nr_policies--;
 	free(pol);
 }
 
@@ -1099,11 +1103,7 @@ struct saakm_policy *usim_policy(const char *name)
 
 int usim_nr_policies(void)
 {
-	int slot, n = 0;
-
-	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++)
-		n += W.slots[slot] != NULL;
-	return n;
+	return W.nr_policies;
 }
 
 struct saakm_policy *usim_policy_nth(int n)
@@ -1331,6 +1331,7 @@ int usim_setup(int nr_cpus, const struct usim_hooks *hooks)
 			usim_task_free(W.tasks[pid]);
 	free(W.tasks);
 	memset(W.slots, 0, sizeof(W.slots));	/* a loaded module is forgotten */
+	W.nr_policies = 0;
 	W.tasks = NULL;
 	W.nr_task_slots = 0;
 	W.hooks = hooks ? *hooks : (struct usim_hooks){ 0 };

@@ -55,13 +55,16 @@ struct uc_opts {
 int uc_start(const struct uc_opts *opts);
 /* NULL while nothing went wrong; else the first failure. */
 const char *uc_failure(void);
+/* Forget the failure: for a test that provoked an error on purpose. */
+void uc_clear_failure(void);
 
 /*
  * Operations. Each returns 0, or -1 if the world has failed (or fails now)
  * or the operation does not apply (a pid that does not exist, blocking a
  * task that is not running, taking the last CPU offline, ...).
  */
-/* A new task forked on @cpu (its parent's CPU) with @affinity (0: all) and @nice. */
+/* A new task forked on @cpu (its parent's CPU, which must be in @affinity:
+ * the child inherits the parent's) with @affinity (0: all) and @nice. */
 int uc_fork(int pid, int cpu, unsigned long long affinity, int nice);
 int uc_wake(int pid);		/* a sleeping task wakes up */
 int uc_block(int pid);		/* the running task goes to sleep */
@@ -99,5 +102,8 @@ int uc_check(void);
 /* The trace of the last events (operations, callbacks, transitions). */
 void uc_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void uc_trace_dump(FILE *f, int last);
+/* The last few rare operations (fork, exit, affinity, hotplug), which often
+ * explain a failure that shows much later. */
+void uc_notable_dump(FILE *f);
 
 #endif /* USIM_CLASS_H */

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * saakm_fifo_hotplug_bug: a copy of policies/fifo/saakm_fifo.c with ONE
+ * deliberate defect, kept here (not in policies/) to show that the seeded
+ * stress of tests/policy finds a task lost on hotplug, with the seed.
+ *
+ * The copy adds a per-CPU "up" flag: core_exit() clears it, and schedule()
+ * runs nothing on a CPU that is not up. The defect: there is no
+ * core_entry() setting it again, so a CPU that went down and came back
+ * stays "down" for the policy. Tasks placed there afterwards (a wakeup choosing
+ * that CPU) wait READY for ever: lost. The seeded stress finds it without
+ * being told where to look (tests/policy/run.sh asserts that it does).
+ *
+ * Everything else is saakm_fifo unchanged.
+ */
+#include <linux/saakm.h>
+
+static unsigned int slice_ms = 20;
+module_param(slice_ms, uint, 0644);
+MODULE_PARM_DESC(slice_ms, "time slice in ms when others wait (0: no preemption)");
+
+static bool steal;
+module_param(steal, bool, 0444);
+MODULE_PARM_DESC(steal, "idle CPUs steal from the longest queue");
+static DEFINE_PER_CPU(struct saakm_rq, fifo_rq);
+static DEFINE_PER_CPU(bool, fifo_up);
+static struct saakm_policy *fifo;
+
+static struct saakm_rq *rq_of(int cpu)
+{
+	return per_cpu_ptr(&fifo_rq, cpu);
+}
+
+/* The n-th CPU the task may run on, n = pid % number of such CPUs. */
+static int fifo_pick_cpu(struct saakm_policy *pol, struct task_struct *p)
+{
+	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
+}
+
+static void fifo_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+static struct task_struct *fifo_schedule(struct saakm_policy *pol, int cpu)
+{
+	struct task_struct *p;
+
+	if (!per_cpu(fifo_up, cpu))
+		return NULL;	/* going down: run nothing more here */
+	p = saakm_rq_first(rq_of(cpu));
+
+	if (p)
+		saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	return p;
+}
+
+static void fifo_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
+}
+
+static void fifo_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
+}
+
+/* Round robin among the tasks of one CPU, only when someone is waiting. */
+static void fifo_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	u64 slice_ns = (u64)READ_ONCE(slice_ms) * NSEC_PER_MSEC;
+
+	if (slice_ns && saakm_rq_len(rq_of(cpu)) &&
+	    saakm_running_ns(p) >= slice_ns)
+		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
+}
+
+static void fifo_core_exit(struct saakm_policy *pol, int cpu)
+{
+	per_cpu(fifo_up, cpu) = false;
+}
+
+static void fifo_terminate(struct saakm_policy *pol, struct task_struct *p)
+{
+	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
+}
+
+/* Idle: steal from the CPU with the longest queue (read without its lock). */
+static int fifo_newly_idle(struct saakm_policy *pol, int cpu)
+{
+	unsigned int len, best_len = 0;
+	int other, best = -1;
+
+	for_each_online_cpu(other) {
+		len = saakm_rq_len(rq_of(other));
+		if (other != cpu && len > best_len) {
+			best = other;
+			best_len = len;
+		}
+	}
+	return best;
+}
+
+/* Both CPUs locked: hand over the oldest task that may move. */
+static struct task_struct *fifo_balance_pick(struct saakm_policy *pol, int src, int dst)
+{
+	struct task_struct *p;
+
+	saakm_rq_for_each(p, rq_of(src))
+		if (saakm_can_migrate(p, dst))
+			break;
+	if (p)
+		saakm_change_state(p, SAAKM_MIGRATING, -1, NULL);
+	return p;
+}
+
+static struct saakm_ops fifo_ops = {
+	.name		= "fifo_hotplug_bug",
+	.new_prepare	= fifo_pick_cpu,
+	.new_place	= fifo_place,
+	.unblock_prepare = fifo_pick_cpu,
+	.unblock_place	= fifo_place,
+	.block		= fifo_block,
+	.yield		= fifo_yield,
+	.tick		= fifo_tick,
+	.terminate	= fifo_terminate,
+	.schedule	= fifo_schedule,
+	.balance_pick	= fifo_balance_pick,
+	/* THE DEFECT: no .core_entry marking a CPU that comes back up. */
+	.core_exit	= fifo_core_exit,
+};
+
+static int __init fifo_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
+		per_cpu(fifo_up, cpu) = true;	/* core_entry would do it */
+	}
+	if (steal)
+		fifo_ops.newly_idle = fifo_newly_idle;
+	fifo = saakm_register_policy(&fifo_ops, NULL);
+	return PTR_ERR_OR_ZERO(fifo);
+}
+
+static void __exit fifo_exit(void)
+{
+	saakm_unregister_policy(fifo);
+}
+module_init(fifo_init);
+module_exit(fifo_exit);
+MODULE_DESCRIPTION("SaaKM FIFO with a planted hotplug bug (tests only)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,160 @@
+#!/bin/bash
+# Host unit tests and seeded stress of SaaKM policies, on libusim (no guest).
+#
+#   tests/policy/run.sh                 what make test runs (about 15 s)
+#   tests/policy/run.sh --soak N        N stress scenarios per policy (optimized build)
+#   tests/policy/run.sh --soak N --san  the same with ASan+UBSan
+#   options: --seed S (first seed of the soak, default 1), --jobs J (default: CPUs),
+#            O=/abs/dir in the environment (default build/policy-tests)
+#
+# Builds into O (tests/policy/Makefile), then prints TAP (tests/guest/tap.sh),
+# each program's own lines indented below its line, and ends with
+# "N passed, N failed". Exit status 0 only if everything passed.
+#
+# What it checks: every policy source compiles unchanged against libusim;
+# anything outside the policy subset does not (and the error names the
+# subset); each policy's unit tests (tests/policy/t_NAME.c); a fixed set of
+# stress seeds per policy; and that the stress finds the planted bug of
+# tests/policy/fifo_hotplug_bug, printing its seed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+O=${O:-$root/build/policy-tests}
+. "$root/tests/guest/tap.sh"
+
+soak= san= first_seed=1 jobs=$(nproc 2>/dev/null || echo 2)
+while [ $# -gt 0 ]; do
+	case $1 in
+	--soak) soak=$2; shift ;;
+	--san) san=1 ;;
+	--seed) first_seed=$2; shift ;;
+	--jobs) jobs=$2; shift ;;
+	*) echo "usage: $0 [--soak N [--san] [--seed S]] [--jobs J]" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+# Stress arguments per policy: the parameter sets scenarios choose from,
+# and the policy tasks join.
+declare -A STRESS_ARGS=(
+	[fifo]="-P slice_ms=20 -P slice_ms=0 -P slice_ms=1 -P 'slice_ms=4 steal=Y' -P 'slice_ms=20 steal=Y'"
+	[nullpol]="-p null1 -P count=2 -P count=5"
+	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
+)
+POLICIES="fifo nullpol"		# the real ones; the planted bug is checked apart
+MAKE_SEEDS=200			# make test: seeds 1..200 per policy (sanitized)
+
+summary() {
+	echo "$TAP_PASSED passed, $TAP_FAILED failed"
+	[ "$TAP_FAILED" = 0 ]
+	exit $?
+}
+
+# stress NAME BINARY ARGS...: run the stress binary with the policy's arguments
+stress() {
+	local name=$1 bin=$2
+	shift 2
+	eval "\"$O/$name/$bin\" $* ${STRESS_ARGS[$name]}"
+}
+
+if ! out=$(make -s -C "$here" O="$O" 2>&1); then
+	echo "$out" | sed 's/^/# /'
+	not_ok "build libusim and the policy tests"
+	summary
+fi
+
+if [ -n "$soak" ]; then
+	bin=stress; [ -n "$san" ] && bin=stress-san
+	for name in $POLICIES; do
+		t0=$(date +%s.%N)
+		out=$(stress "$name" "$bin" -s "$first_seed" -n "$soak" -j "$jobs" 2>&1)
+		rc=$?
+		secs=$(echo "$(date +%s.%N) - $t0" | bc)
+		grep -v '^1\.\.' <<<"$out" | sed 's/^/    /'
+		if [ "$rc" = 0 ]; then
+			ok "$name: soak, $soak scenarios ($bin, $jobs jobs)" "$(printf '%.1f' "$secs") s"
+		else
+			not_ok "$name: soak, $soak scenarios ($bin, $jobs jobs)" "a seed failed, see above"
+		fi
+	done
+	summary
+fi
+
+# 1. The unchanged sources compiled (the build above compiled them).
+for name in $POLICIES; do
+	[ -f "$O/$name/policy-san.o" ] && ok "$name: source compiles unchanged against libusim" ||
+		not_ok "$name: source compiles unchanged against libusim"
+done
+
+# 2. The subset is enforced, and the error says what a policy may use.
+subset_case() { # DESC C-SOURCE EXPECTED-MESSAGE
+	local src=$O/subset-case.c out
+	printf '%s\n' "$2" >"$src"
+	if out=$("$root/tools/usim/policy-cc" "$O/usim" -c "$src" -o "$O/subset-case.o" 2>&1); then
+		not_ok "subset: $1" "compiled"
+	elif grep -qF "$3" <<<"$out"; then
+		ok "subset: $1"
+	else
+		echo "$out" | sed 's/^/# /'
+		not_ok "subset: $1" "failed without naming the subset"
+	fi
+}
+subset_case "a kernel header outside it (<linux/workqueue.h>) does not compile" \
+	'#include <linux/saakm.h>
+#include <linux/workqueue.h>' "(SaaKM policy subset)"
+subset_case "a header of the kernel tools tree (<linux/kernel.h>) does not compile" \
+	'#include <linux/saakm.h>
+#include <linux/kernel.h>' "<linux/kernel.h> is not in the SaaKM policy subset"
+subset_case "a kernel function outside it (schedule_work) does not compile" \
+	'#include <linux/saakm.h>
+void f(void) { schedule_work(NULL); }' "(SaaKM policy subset)"
+
+# 3. Unit tests, with ASan and UBSan.
+for t in "$here"/t_*.c; do
+	name=$(basename "$t" .c)
+	name=${name#t_}
+	t0=$(date +%s.%N)
+	out=$("$O/$name/t_$name" 2>&1)
+	rc=$?
+	secs=$(echo "$(date +%s.%N) - $t0" | bc)
+	sed 's/^/    /' <<<"$out"
+	n=$(grep -c '^ok ' <<<"$out")
+	if [ "$rc" = 0 ]; then
+		ok "$name: unit tests" "$n passed in $(printf '%.2f' "$secs") s"
+	else
+		not_ok "$name: unit tests" "exit status $rc, $(grep -c '^not ok ' <<<"$out") failed"
+	fi
+done
+
+# 4. Stress, fixed seeds, with ASan and UBSan.
+for name in $POLICIES; do
+	out=$(stress "$name" stress-san -s 1 -n "$MAKE_SEEDS" -j "$jobs" 2>&1)
+	rc=$?
+	grep -v '^1\.\.' <<<"$out" | sed 's/^/    /'
+	if [ "$rc" = 0 ]; then
+		ok "$name: stress, seeds 1..$MAKE_SEEDS" "$(sed -n 's/.* in \([0-9.]* s\)$/\1/p' <<<"$out")"
+	else
+		not_ok "$name: stress, seeds 1..$MAKE_SEEDS" "a seed failed, see above"
+	fi
+done
+
+# 5. The planted bug: the stress must fail on it, name the seed, and say why.
+out=$(stress fifo_hotplug_bug stress-san -s 1 -n "$MAKE_SEEDS" -j 1 2>&1)
+rc=$?
+seed=$(sed -n 's/^# seed \([0-9]*\) FAILED: \(stall\|invariant\).*/\1/p' <<<"$out" | head -n 1)
+if [ "$rc" = 1 ] && [ -n "$seed" ]; then
+	grep -m 1 '^# seed' <<<"$out" | sed 's/^/    /'
+	ok "planted bug (fifo_hotplug_bug): the stress finds the task lost on hotplug" "seed $seed"
+	# ... and the seed it printed reproduces it.
+	if stress fifo_hotplug_bug stress-san -s "$seed" -n 1 >/dev/null 2>&1; then
+		not_ok "planted bug: seed $seed reproduces the failure"
+	else
+		ok "planted bug: seed $seed reproduces the failure"
+	fi
+else
+	echo "$out" | tail -n 20 | sed 's/^/    /'
+	not_ok "planted bug (fifo_hotplug_bug): the stress finds the task lost on hotplug" "exit status $rc"
+fi
+
+tap_plan
+summary
