@@ -52,6 +52,11 @@ replay "$tmp/fx.rec" "$fifo"
 	ok "fixture: fifo replays its recording, all 57 records match" ||
 	not_ok "fixture: fifo replays its recording, all 57 records match" "status $rc: $out"
 
+replay "$tmp/fx.rec" "$fifo" -v
+[ "$rc" = 0 ] && [ "$(grep -c '^  [0-9]* \[[01]\] CALL ' <<<"$out")" = 20 ] &&
+	ok "fixture: -v lists the 20 calls as they are replayed" ||
+	not_ok "fixture: -v lists the 20 calls as they are replayed" "status $rc"
+
 # cpu 0's first pick is where LIFO differs: tasks 100 then 102 are queued there
 pick=$("$saakm" dump "$tmp/fx.rec" | awk '/ \[0\] STATE .* READY -> RUNNING/ { print $1; exit }')
 replay "$tmp/fx.rec" "$tmp/lifo/saakm_fifo.c" --last 3
