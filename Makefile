@@ -24,11 +24,13 @@ MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/
 # (the harness's own) -> build/tests/t_foo
 TESTSRC := $(wildcard tests/guest/t_*.c tests/harness/guest/t_*.c)
 TESTBIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TESTSRC))))
-# The user-space ABI header <linux/saakm.h> is added by the kernel patch
-# series; user space (tests, tools, bench) gets a copy of just that header from
-# the kernel tree, so libc's other <linux/*.h> stay the ones in use.
+# The user-space ABI headers <linux/saakm.h> and <linux/saakm_replay.h> are
+# added by the kernel patch series; user space (tests, tools, bench) gets a
+# copy of just those headers from the kernel tree, so libc's other
+# <linux/*.h> stay the ones in use.
 UAPI    := $(BUILD)/uapi
-UAPI_H  := $(UAPI)/linux/saakm.h
+UAPI_HEADERS := saakm.h saakm_replay.h
+UAPI_H  := $(addprefix $(UAPI)/linux/,$(UAPI_HEADERS))
 TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/lib/saakm.c \
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
@@ -72,11 +74,11 @@ modules: $(if $(SKIP_KERNEL),,kernel)
 tools: $(UAPI_H)
 	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools UAPI=$(CURDIR)/$(UAPI); fi
 
-$(UAPI_H): $(KDIR)/include/uapi/linux/saakm.h
+$(UAPI)/linux/%.h: $(KDIR)/include/uapi/linux/%.h
 	@mkdir -p $(@D)
 	@cp $< $@
 
-$(KDIR)/include/uapi/linux/saakm.h:
+$(addprefix $(KDIR)/include/uapi/linux/,$(UAPI_HEADERS)):
 	@echo "$@ missing: run 'make kernel' (or scripts/build-kernel.sh --prepare-only) first" >&2; exit 1
 
 test-progs: $(TESTBIN) bench-progs

@@ -31,7 +31,9 @@ kgit() { git -C "$KDIR" "$@"; }
 dirty=$(kgit status --porcelain --untracked-files=no)
 
 # --- fold fixup!/squash! commits ----------------------------------------------
-if kgit log --format=%s pristine..HEAD | grep -qE '^(fixup|squash|amend)! '; then
+# grep without -q: it would exit at the first match, and with pipefail the
+# SIGPIPE this gives git log would make the test fail now and then
+if kgit log --format=%s pristine..HEAD | grep -E '^(fixup|squash|amend)! ' >/dev/null; then
 	[ -z "$dirty" ] || die "$KREL has uncommitted edits; commit or stash them before folding fixup! commits"
 	log "patch: folding fixup!/squash! commits (git rebase --autosquash)"
 	before_tree=$(kgit rev-parse HEAD^{tree})
