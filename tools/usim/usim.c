@@ -1235,6 +1235,10 @@ static long call_inner(struct saakm_policy *pol, int ev, int cpu, struct task_st
 	}
 	if (!cpu_ok(tcpu))
 		tcpu = 0;
+	/* The task of a per-CPU task event is on that CPU's runqueue: task_cpu(p) == cpu. */
+	if (p && (ev == SAAKM_EV_NEW_PLACE || ev == SAAKM_EV_UNBLOCK_PLACE || ev == SAAKM_EV_BLOCK ||
+		  ev == SAAKM_EV_YIELD || ev == SAAKM_EV_TICK))
+		p->usim_cpu = cpu;
 	switch (ev) {
 	case SAAKM_EV_NEW_PREPARE:
 		if (p->saakm.policy != pol)

@@ -145,7 +145,9 @@ void usim_force_state(struct task_struct *p, int state);
  *	ignored (the attr is { nice of @p, NULL, 0 }); else ignored
  *
  * Sets the callback context saakm_change_state() checks (which callback,
- * for which task), calls, clears it. A missing callback gives the class's
+ * for which task), calls, clears it. For new_place, unblock_place, block,
+ * yield and tick it also sets task_cpu(@p) to @cpu, as it is in the kernel
+ * (the task is on that CPU's runqueue). A missing callback gives the class's
  * default: new_prepare/unblock_prepare the task's CPU, newly_idle and
  * balancing_select -1, balance_pick/schedule NULL, checkparam 0.
  * NEW_PREPARE attaches @p first if needed; FREE_METADATA detaches it after.
