@@ -36,7 +36,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
-.PHONY: bench bench-overhead bench-all bench-smoke bench-setup bench-progs bench-vanilla
+.PHONY: bench bench-overhead bench-record bench-all bench-smoke bench-setup bench-progs bench-vanilla
 
 help:
 	@echo "SaaKM targets:"
@@ -50,6 +50,7 @@ help:
 	@echo "  make patch       export build/linux's commits to kernel/patches/ and build/saakm-6.12.patch"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
 	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
+	@echo "  make bench-record    saakm_fifo recorded vs not (recording overhead)"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
@@ -120,20 +121,24 @@ bench-progs: $(UAPI_H)
 bench-vanilla: setup
 	@bash bench/build-vanilla.sh
 
-bench: kernel bench-setup
+# every benchmark target: the modules, tools and programs, then one study
+define bench_study
 	@$(MAKE) -s modules tools SKIP_KERNEL=1
 	@$(MAKE) -s bench-progs
-	@bash bench/run.sh --study main $(BENCH_ARGS)
+	@bash bench/run.sh --study $(1) $(BENCH_ARGS)
+endef
+
+bench: kernel bench-setup
+	$(call bench_study,main)
 
 bench-overhead: kernel bench-setup bench-vanilla
-	@$(MAKE) -s modules tools SKIP_KERNEL=1
-	@$(MAKE) -s bench-progs
-	@bash bench/run.sh --study overhead $(BENCH_ARGS)
+	$(call bench_study,overhead)
+
+bench-record: kernel bench-setup
+	$(call bench_study,record)
 
 bench-all: kernel bench-setup bench-vanilla
-	@$(MAKE) -s modules tools SKIP_KERNEL=1
-	@$(MAKE) -s bench-progs
-	@bash bench/run.sh --study all $(BENCH_ARGS)
+	$(call bench_study,all)
 
 bench-smoke: kernel bench-setup
 	@$(MAKE) -s modules tools SKIP_KERNEL=1

@@ -13,6 +13,8 @@
 #                      saakm1  saakm with saakm_fifo the only policy
 #                      saakm8  saakm with 7 idle policies (bench/nullpol)
 #                              registered before saakm_fifo
+#                      saakmrec  saakm, with saakm_fifo recorded (records
+#                              into a tracefs instance, as saakm record does)
 #   BENCH_WORKLOADS  workloads (default: all of them, see wl_cmd below)
 #   BENCH_REPS       repetitions (default 5)
 #   BENCH_SIZE       full | smoke (tiny sizes, no warm-up run)
@@ -84,7 +86,7 @@ class_of() {
 	case $1 in
 	eevdf | nopol) echo eevdf ;;
 	ext) echo ext ;;
-	saakm | saakm1 | saakm8) echo saakm:fifo ;;
+	saakm | saakm1 | saakm8 | saakmrec) echo saakm:fifo ;;
 	*) return 1 ;;
 	esac
 }
@@ -139,10 +141,32 @@ set_policies() {
 	fi
 	load_fifo
 }
+# The recorder, for saakmrec: saakm_fifo's records go to a tracefs instance
+# (64 MiB per CPU), as `saakm record` sets it up; rec_stop appends the
+# number of records kept and lost to the run's output.
+tr=/sys/kernel/tracing
+inst=$tr/instances/saakm-bench
+rec_start() {
+	[ -d "$tr/instances" ] || mount -t tracefs nodev "$tr" || fail "cannot mount tracefs"
+	[ -d "$inst" ] || mkdir "$inst" || fail "cannot create $inst"
+	echo mono >"$inst/trace_clock"
+	echo 65536 >"$inst/buffer_size_kb"
+	: >"$inst/trace"
+	echo 1 >"$inst/events/saakm/saakm_record/enable" || fail "no saakm:saakm_record event"
+	"$saakm_cli" get policies fifo id >/sys/kernel/saakm/record || fail "cannot record fifo"
+}
+rec_stop() { # run output file
+	echo 0 >/sys/kernel/saakm/record
+	echo 0 >"$inst/events/saakm/saakm_record/enable"
+	lost=$(cat "$inst"/per_cpu/cpu*/stats | awk '/^(overrun|dropped events):/ { n += $NF } END { print n + 0 }')
+	echo "records=$(grep -c 'saakm_record:' "$inst/trace") lost=$lost" >>"$1"
+	rmdir "$inst"
+}
+
 ext_state() { cat /sys/kernel/sched_ext/state 2>/dev/null; }
 ext_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
 
-if has saakm || has saakm1 || has saakm8 || has eevdf || has ext; then
+if has saakm || has saakm1 || has saakm8 || has saakmrec || has eevdf || has ext; then
 	load_fifo
 	say "loaded saakm_fifo: $("$saakm_cli" list | tr '\n' ';')"
 fi
@@ -177,11 +201,13 @@ run_one() { # workload config rep
 		valid=0
 	fi
 	f=$out/raw/$w.$c.$r.out
+	[ "$c" = saakmrec ] && rec_start
 	# output to tmpfs first: a write over 9p would stall the run (and under
 	# icount, warp the guest clock)
 	(cd "$work" && "$B/schedrun" -o "$work/check" -l "$w/$c/$r" "$(class_of "$c")" -- $(wl_cmd "$w")) >"$work/run.out" 2>&1
 	st=$?
 	cp "$work/run.out" "$f"
+	[ "$c" = saakmrec ] && rec_stop "$f"
 	cat "$work/check" >>"$out/checks.txt"
 	rm -f "$work/check" "$work/o.7z"
 	grep -q '^schedrun: .* ok=1 ' "$f" || valid=0

@@ -4,7 +4,7 @@
     report.py OUTDIR
 
 OUTDIR (written by bench/run.sh) holds host.txt and one directory per guest
-(main/, nopol-patched-N/, nopol-vanilla-N/, multipol/), each with runs.tsv,
+(main/, nopol-patched-N/, nopol-vanilla-N/, multipol/, record/), each with runs.tsv,
 env.txt and raw/<workload>.<config>.<rep>.out. Only runs marked valid (the
 workload's tasks were checked to be in the intended class, exit status 0)
 are used. Means are given with a 95% confidence interval from Student's t
@@ -46,7 +46,8 @@ DESCR = {
     "ffmpeg": "ffmpeg mpeg4 encode",
 }
 CFG_NAME = {"eevdf": "EEVDF", "ext": "ext (ext_fifo)", "saakm": "SaaKM (fifo)",
-            "nopol": "EEVDF", "saakm1": "1 policy", "saakm8": "8 policies"}
+            "nopol": "EEVDF", "saakm1": "1 policy", "saakm8": "8 policies",
+            "saakmrec": "SaaKM (fifo), recorded"}
 
 # two-sided 95% Student t quantiles, df 1..30
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -321,32 +322,20 @@ def main():
                       figs(rows, "patched_vs_vanilla")))
         md.append("")
 
-    # --- overhead (b): 1 vs 8 policies -------------------------------------------
-    gdir = os.path.join(out, "multipol")
-    if os.path.isdir(gdir):
-        vals, runs, env = load_guest(gdir)
-        all_runs["multipol"] = runs
-        md.append("## Overhead (b): 1 vs. 8 SaaKM policies loaded\n")
-        md.append("saakm_fifo alone vs. saakm_fifo registered after 7 idle policies "
-                  "(bench/nullpol), the benchmark's tasks in saakm_fifo; interleaved run by run in one guest.\n")
-        md.append("| Workload | Metric | Better | 1 policy | 8 policies | 8 vs 1 |")
-        md.append("|---|---|---|---|---|---|")
-        rows = []
-        for w in METRICS:
-            if w not in vals:
-                continue
-            for m, _, d in METRICS[w]:
-                a = stats(vals[w][m].get("saakm8", []))
-                b = stats(vals[w][m].get("saakm1", []))
-                c = compare(a, b, d)
-                rows.append({"workload": w, "metric": m, "direction": d, "one": b, "eight": a,
-                             "eight_vs_one": c})
-                md.append(f"| {DESCR[w]} | {m} | {d} | {cell(b)} | {cell(a)} | {pcell(c)} |")
-        res["studies"]["overhead_multipolicy"] = {"env": env, "rows": rows}
-        prim = [r for r in rows if r["eight_vs_one"] and r["metric"] in ("usecs_per_op", "time_s", "p50_us")]
-        goals.append(("8 policies loaded cost at most 1% over one",
-                      judge(prim, "eight_vs_one", 1) if prim else "no", figs(prim, "eight_vs_one")))
-        md.append("")
+    # --- two configurations in one guest: (b) 1 vs 8 policies; recording -----
+    pair_study(out, "multipol", "Overhead (b): 1 vs. 8 SaaKM policies loaded",
+               "saakm_fifo alone vs. saakm_fifo registered after 7 idle policies "
+               "(bench/nullpol), the benchmark's tasks in saakm_fifo; interleaved run by run in one guest.",
+               ("saakm1", "1 policy"), ("saakm8", "8 policies"), "overhead_multipolicy",
+               ("8 policies loaded cost at most 1% over one", 1), res, goals, md, all_runs)
+    pair_study(out, "record", "Recording overhead: saakm_fifo recorded vs. not",
+               "The benchmark's tasks in saakm_fifo, with the recorder off, or on "
+               "(/sys/kernel/saakm/record and the saakm:saakm_record event into a tracefs "
+               "instance, as `saakm record` does); interleaved run by run in one guest. "
+               "Records per run are in the raw outputs (records=, lost=).",
+               ("saakm", "not recorded"), ("saakmrec", "recorded"), "recording_overhead",
+               ("recording costs at most 10% (perf bench sched pipe)", 10), res, goals, md,
+               all_runs, only=("pipe", "pipe_1cpu"))
 
     if goals:
         md.append("## Goals\n")
@@ -380,6 +369,38 @@ def main():
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
     print("\n".join(md))
+
+
+def pair_study(out, name, title, intro, base, other, key, goal, res, goals, md, all_runs,
+               only=None):
+    """Two configurations interleaved in guest @name: a table of @other vs
+    @base ((config, label) pairs) per metric, and @goal ((text, limit %))
+    judged on the primary metrics (of the workloads in @only, if given)."""
+    gdir = os.path.join(out, name)
+    if not os.path.isdir(gdir):
+        return
+    vals, runs, env = load_guest(gdir)
+    all_runs[name] = runs
+    md.append(f"## {title}\n")
+    md.append(intro + "\n")
+    md.append(f"| Workload | Metric | Better | {base[1]} | {other[1]} | {other[1]} vs {base[1]} |")
+    md.append("|---|---|---|---|---|---|")
+    rows = []
+    for w in METRICS:
+        if w not in vals:
+            continue
+        for m, _, d in METRICS[w]:
+            a = stats(vals[w][m].get(other[0], []))
+            b = stats(vals[w][m].get(base[0], []))
+            c = compare(a, b, d)
+            rows.append({"workload": w, "metric": m, "direction": d, base[0]: b, other[0]: a,
+                         "ratio": c})
+            md.append(f"| {DESCR[w]} | {m} | {d} | {cell(b)} | {cell(a)} | {pcell(c)} |")
+    res["studies"][key] = {"env": env, "rows": rows}
+    prim = [r for r in rows if r["ratio"] and r["metric"] in ("usecs_per_op", "time_s", "p50_us")
+            and (only is None or r["workload"] in only)]
+    goals.append((goal[0], judge(prim, "ratio", goal[1]) if prim else "no", figs(prim, "ratio")))
+    md.append("")
 
 
 def chart(rows, path, host):

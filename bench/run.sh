@@ -2,7 +2,7 @@
 # Benchmark runner (host side): `make bench`, `make bench-overhead`,
 # `make bench-smoke` call it.
 #
-#   bench/run.sh [--study main|overhead|all] [--mode icount|realtime]
+#   bench/run.sh [--study main|overhead|record|all] [--mode icount|realtime]
 #                [--cpus N] [--reps N] [--workloads "a b"] [--smoke]
 #                [--out DIR] [--timeout SECS] [--local]
 #
@@ -18,6 +18,8 @@
 #           (b) saakm_fifo alone vs. with 7 idle policies registered before
 #               it (bench/nullpol), interleaved in one guest;
 #           (c) the pipe round trip under SaaKM vs. EEVDF comes from main.
+# record    saakm_fifo with the recorder off vs. on (issue 12's overhead
+#           target, perf bench sched pipe), interleaved in one guest.
 # Results: build/bench/<time>/ (results.json, results.md, chart.png, the raw
 # per-run outputs and console logs); build/bench/latest points at it.
 # Exit status: 0 if every guest ran and no run was rejected.
@@ -123,6 +125,9 @@ if [ "$study" = overhead ] || [ "$study" = all ]; then
 		done
 	fi
 	guest multipol "$KDIR" BENCH_CONFIGS="'saakm1 saakm8'" BENCH_WORKLOADS="'${BENCH_MULTIPOL_WORKLOADS:-pipe pipe_1cpu hackbench_proc wakelat}'"
+fi
+if [ "$study" = record ] || [ "$study" = all ]; then
+	guest record "$KDIR" BENCH_CONFIGS="'saakm saakmrec'" BENCH_WORKLOADS="'${BENCH_RECORD_WORKLOADS:-pipe pipe_1cpu hackbench_proc}'"
 fi
 
 "$VENV/bin/python" "$root/bench/report.py" "$out" || rc=1
