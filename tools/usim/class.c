@@ -38,7 +38,7 @@ struct uc_cpu {
 	struct list_head parked;	/* RUNNING tasks that lost the CPU */
 	unsigned long long exec_start;
 	unsigned long long ready_since;	/* waiting READY tasks, no pick since */
-	unsigned long long next_balance;
+	unsigned long long next_balance[SAAKM_MAX_POLICIES];	/* by policy rank */
 };
 
 #define TRACE_LINES	256
@@ -656,6 +656,28 @@ int uc_check(void)
 	return C.failed ? -1 : 0;
 }
 
+/* Rank of @pol among the registered policies (its slot order). */
+static int rank(const struct saakm_policy *pol)
+{
+	int n;
+
+	for (n = 0; n < usim_nr_policies(); n++)
+		if (usim_policy_nth(n) == pol)
+			return n;
+	return n;
+}
+
+/*
+ * saakm_cpu_free_for(): could @pol run a task on @cpu? Not while a task of
+ * an earlier policy runs there: waiting then is not @pol's fault.
+ */
+static bool free_for(const struct saakm_policy *pol, int cpu)
+{
+	struct task_struct *curr = C.cpus[cpu].curr;
+
+	return !curr || !curr->saakm.policy || rank(curr->saakm.policy) >= rank(pol);
+}
+
 /* The tick's per-CPU check and the watchdog's per-task check. */
 static void check_stalls(void)
 {
@@ -678,7 +700,9 @@ static void check_stalls(void)
 
 		if (!t->alive || !t->queued || !ready(t->p->saakm.state))
 			continue;
-		if (now - t->since > limit)
+		if (!free_for(t->p->saakm.policy, task_cpu(t->p)))
+			t->since = now;		/* the wait clock stops */
+		else if (now - t->since > limit)
 			fail("stall: task %d ready for %llu ms on cpu %d without running", pid,
 			     (now - t->since) / 1000000, task_cpu(t->p));
 	}
@@ -741,12 +765,18 @@ int uc_start(const struct uc_opts *opts)
 
 int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
 {
+	return uc_fork_in(NULL, pid, cpu, affinity, nice);
+}
+
+int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity, int nice)
+{
+	struct saakm_policy *pol = policy ? usim_policy(policy) : C.pol;
 	struct task_struct *p;
 	struct uc_task *t;
 	int r;
 
 	if (C.failed || pid < 0 || pid >= UC_MAX_TASKS || C.tasks[pid].alive || !cpu_valid(cpu) ||
-	    !C.cpus[cpu].online || (affinity && !(affinity >> cpu & 1)))
+	    !C.cpus[cpu].online || (affinity && !(affinity >> cpu & 1)) || !pol)
 		return -1;	/* the parent runs on a CPU of the affinity it passes on */
 	p = usim_task(pid);
 	t = &C.tasks[pid];
@@ -761,9 +791,9 @@ int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
 	trace_notable("fork task %d on cpu %d (affinity %#llx, nice %d)", pid, cpu,
 		 usim_task_affinity(p), nice);
 	/* saakm_fork(): attach, new_prepare; wake_up_new_task(): place. */
-	usim_attach(p, C.pol, SAAKM_NOT_QUEUED);
-	r = usim_call(C.pol, SAAKM_EV_NEW_PREPARE, cpu, p, -1);
-	if (usim_has_callback(C.pol, SAAKM_EV_NEW_PREPARE))
+	usim_attach(p, pol, SAAKM_NOT_QUEUED);
+	r = usim_call(pol, SAAKM_EV_NEW_PREPARE, cpu, p, -1);
+	if (usim_has_callback(pol, SAAKM_EV_NEW_PREPARE))
 		r = checked_cpu(p, r, cpu, "new_prepare");
 	/* wake_up_new_task(): select_task_rq() asks the class only if the
 	 * task may use more than one CPU. */
@@ -790,8 +820,8 @@ int uc_wake(int pid)
 	 * more than one CPU; the core falls back from a CPU it may not use. */
 	if (t->p->nr_cpus_allowed == 1) {
 		cpu = cpumask_first(t->p->cpus_ptr);
-	} else if (usim_has_callback(C.pol, SAAKM_EV_UNBLOCK_PREPARE)) {
-		cpu = usim_call(C.pol, SAAKM_EV_UNBLOCK_PREPARE, prev, t->p, -1);
+	} else if (usim_has_callback(t->p->saakm.policy, SAAKM_EV_UNBLOCK_PREPARE)) {
+		cpu = usim_call(t->p->saakm.policy, SAAKM_EV_UNBLOCK_PREPARE, prev, t->p, -1);
 		cpu = checked_cpu(t->p, cpu, prev, "unblock_prepare");
 	} else {
 		cpu = prev;	/* the default: its last CPU, which the core may overrule */
@@ -833,7 +863,7 @@ int uc_yield(int pid)
 	cpu = task_cpu(t->p);
 	trace_op("yield", pid, cpu);
 	update_curr(cpu);
-	usim_call(C.pol, SAAKM_EV_YIELD, cpu, t->p, -1);
+	usim_call(t->p->saakm.policy, SAAKM_EV_YIELD, cpu, t->p, -1);
 	resched(cpu);
 	return done();
 }
@@ -857,15 +887,17 @@ int uc_exit(int pid)
 		resched(cpu);
 	}
 	if (p->saakm.policy) {
+		struct saakm_policy *pol = p->saakm.policy;
+
 		if (p->saakm.state != SAAKM_TERMINATED) {
-			usim_call(C.pol, SAAKM_EV_TERMINATE, cpu, p, -1);
+			usim_call(pol, SAAKM_EV_TERMINATE, cpu, p, -1);
 			if (p->saakm.state != SAAKM_TERMINATED) {
 				fail("callback: terminate left task %d in state %s", pid,
 				     usim_state_name(p->saakm.state));
 				force(p, SAAKM_TERMINATED);
 			}
 		}
-		usim_call(C.pol, SAAKM_EV_FREE_METADATA, cpu, p, -1);
+		usim_call(pol, SAAKM_EV_FREE_METADATA, cpu, p, -1);
 	}
 	t->alive = false;
 	usim_task_free(p);
@@ -927,7 +959,7 @@ int uc_set_nice(int pid, int nice)
 		return -1;
 	uc_trace("nice task %d := %d", pid, nice);
 	usim_set_nice(t->p, nice);
-	usim_call(C.pol, SAAKM_EV_SETPARAM_ATTR, task_cpu(t->p), t->p, -1);
+	usim_call(t->p->saakm.policy, SAAKM_EV_SETPARAM_ATTR, task_cpu(t->p), t->p, -1);
 	return done();
 }
 
@@ -995,19 +1027,20 @@ static void tick(int cpu)
 }
 
 /* Periodic balancing (balancing_select), every balance_ms on each CPU. */
-static void periodic_balance(int cpu)
+static void periodic_balance(struct saakm_policy *pol, int cpu)
 {
 	struct uc_cpu *c = &C.cpus[cpu];
-	unsigned int ms = usim_policy_balance_ms(C.pol);
+	unsigned int ms = usim_policy_balance_ms(pol);
+	int n = rank(pol);
 	int src;
 
-	if (!ms || !usim_has_callback(C.pol, SAAKM_EV_BALANCING_SELECT) ||
-	    usim_now_ns() < c->next_balance)
+	if (!ms || !usim_has_callback(pol, SAAKM_EV_BALANCING_SELECT) ||
+	    usim_now_ns() < c->next_balance[n])
 		return;
-	c->next_balance = usim_now_ns() + ms * 1000000ULL;
-	src = usim_call(C.pol, SAAKM_EV_BALANCING_SELECT, cpu, NULL, -1);
+	c->next_balance[n] = usim_now_ns() + ms * 1000000ULL;
+	src = usim_call(pol, SAAKM_EV_BALANCING_SELECT, cpu, NULL, -1);
 	if (valid_src(src, cpu)) {
-		pull(C.pol, src, cpu);
+		pull(pol, src, cpu);
 		if (!C.failed && (!c->curr || !T(c->curr)->queued))
 			resched(cpu);
 	}
@@ -1016,7 +1049,7 @@ static void periodic_balance(int cpu)
 int uc_advance(unsigned long long ns)
 {
 	unsigned long long until = usim_now_ns() + ns;
-	int cpu;
+	int cpu, n;
 
 	if (C.failed)
 		return -1;
@@ -1026,8 +1059,8 @@ int uc_advance(unsigned long long ns)
 			if (!C.cpus[cpu].online)
 				continue;
 			tick(cpu);
-			if (!C.failed)
-				periodic_balance(cpu);
+			for (n = 0; n < usim_nr_policies() && !C.failed; n++)
+				periodic_balance(usim_policy_nth(n), cpu);
 		}
 		if (!C.failed)
 			uc_check();

@@ -37,7 +37,8 @@
  * struct uc_opts - a world
  * @nr_cpus: CPUs, all online at start (1..USIM_MAX_CPUS)
  * @params: module parameters, "name=value ..." (NULL: defaults)
- * @policy: the policy new tasks join (NULL: the first registered)
+ * @policy: the policy new tasks join (NULL: the first registered);
+ *	uc_fork_in() names another one
  * @tick_ns: tick period (0: 4 ms, HZ 250)
  * @stall_ns: stall timeout of the watchdog (0: 1 s)
  * @quiet: drop the policy's printk output
@@ -66,6 +67,8 @@ void uc_clear_failure(void);
 /* A new task forked on @cpu (its parent's CPU, which must be in @affinity:
  * the child inherits the parent's) with @affinity (0: all) and @nice. */
 int uc_fork(int pid, int cpu, unsigned long long affinity, int nice);
+/* The same, joining policy @policy (NULL: the one of struct uc_opts). */
+int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity, int nice);
 int uc_wake(int pid);		/* a sleeping task wakes up */
 int uc_block(int pid);		/* the running task goes to sleep */
 int uc_yield(int pid);		/* the running task calls sched_yield() */
