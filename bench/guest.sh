@@ -151,6 +151,7 @@ rec_start() {
 	[ -d "$inst" ] || mkdir "$inst" || fail "cannot create $inst"
 	echo mono >"$inst/trace_clock"
 	echo 65536 >"$inst/buffer_size_kb"
+	echo 0 >"$inst/options/overwrite"
 	: >"$inst/trace"
 	echo 1 >"$inst/events/saakm/saakm_record/enable" || fail "no saakm:saakm_record event"
 	"$saakm_cli" get policies fifo id >/sys/kernel/saakm/record || fail "cannot record fifo"
