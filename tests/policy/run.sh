@@ -38,7 +38,7 @@ done
 # and the policy tasks join.
 declare -A STRESS_ARGS=(
 	[fifo]="-P slice_ms=20 -P slice_ms=0 -P slice_ms=1 -P 'slice_ms=4 steal=Y' -P 'slice_ms=20 steal=Y'"
-	[nullpol]="-p null1 -P count=2 -P count=5"
+	[nullpol]="-p null0,null1 -P count=2 -P count=5"
 	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
 )
 # Policies compiled and unit-tested; those stressed (and soaked). The

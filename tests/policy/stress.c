@@ -21,6 +21,8 @@
  *   stress [-s FIRST] [-n COUNT] [-j JOBS] [-P PARAMS]... [-p POLICY] [-k] [-v]
  *
  * -P may be given several times: each scenario picks one parameter set.
+ * -p NAME[,NAME...]: the policy instances tasks join, one at random per task
+ * (default: the first registered).
  * -k keeps going after a failure. Prints one TAP line for the run; exit
  * status 0 if every scenario passed, 1 if one failed, 2 for usage errors.
  */
@@ -45,7 +47,9 @@
 static struct {
 	const char *sets[MAX_SETS];
 	int nr_sets;
-	const char *policy;
+	const char *policy;		/* as given: NAME[,NAME...] */
+	char *policies[MAX_SETS];	/* tasks join one of these at random */
+	int nr_policies;
 	bool verbose;
 	const char *argv0;
 } opt;
@@ -139,7 +143,8 @@ static void spawn(struct wtask *w, unsigned long long now)
 	w->pid = next_pid++;
 	w->spawn_at = now;
 	new_burst(w);
-	uc_fork(w->pid, cpu, mask, (int)below(40) - 20);
+	uc_fork_in(opt.nr_policies ? opt.policies[below(opt.nr_policies)] : NULL, w->pid, cpu,
+		   mask, (int)below(40) - 20);
 	w->ran_at_wake = 0;
 	w->wake_at = 0;
 }
@@ -215,7 +220,8 @@ static int scenario(unsigned long long seed)
 		printf("# seed %llu: %d cpus, %d tasks, params \"%s\"\n", seed, nr_cpus, nr_wt,
 		       params ? params : "");
 	ret = uc_start(&(struct uc_opts){ .nr_cpus = nr_cpus, .params = params,
-					  .policy = opt.policy, .stall_ns = STALL_NS,
+					  .policy = opt.nr_policies ? opt.policies[0] : NULL,
+					  .stall_ns = STALL_NS,
 					  .quiet = 1 });
 	uc_trace("stress seed %llu: %d cpus, %d tasks, params \"%s\"", seed, nr_cpus, nr_wt,
 		 params ? params : "");
@@ -310,7 +316,12 @@ int main(int argc, char **argv)
 				usage();
 			opt.sets[opt.nr_sets++] = optarg;
 			break;
-		case 'p': opt.policy = optarg; break;
+		case 'p':
+			opt.policy = optarg;
+			for (char *save = NULL, *tok = strtok_r(strdup(optarg), ",", &save);
+			     tok && opt.nr_policies < MAX_SETS; tok = strtok_r(NULL, ",", &save))
+				opt.policies[opt.nr_policies++] = tok;
+			break;
 		case 'k': keep_going = true; break;
 		case 'v': opt.verbose = true; break;
 		default: usage();
