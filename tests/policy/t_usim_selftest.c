@@ -5,7 +5,9 @@
  * (rbtree and sorted list: order by key, arrival order among equals),
  * saakm_running_ns() through weighted CPU shares, per-task kmalloc data
  * freed or leaked (a leak fails the unload check), alloc_percpu, the
- * spinlock, and an hrtimer on the logical clock.
+ * spinlock, an hrtimer on the logical clock, and the contract checks
+ * (transitions outside their callback, a task left RUNNING by block(), a
+ * second RUNNING task in one schedule(), saakm_policy_error()).
  */
 #include "policy_test.h"
 
@@ -117,6 +119,38 @@ static void t_percpu(void)
 	EXPECT(param("picks") >= 8);
 }
 
+/* Run @params on one CPU with three tasks until the simulation fails; its message. */
+static const char *violation(const char *params, int op)
+{
+	static char msg[512];
+	struct uc_opts o = { .nr_cpus = 1, .params = params, .quiet = 1 };
+
+	if (uc_start(&o))
+		return "start failed";
+	uc_fork(1, 0, 0, 0);
+	uc_fork(2, 0, 0, 0);
+	uc_fork(3, 0, 0, 0);
+	if (op == 'y')
+		uc_yield(1);
+	else if (op == 'b')
+		uc_block(1);
+	else
+		uc_advance(8 * MS);
+	snprintf(msg, sizeof(msg), "%s", uc_failure() ? uc_failure() : "no failure");
+	printf("#   %s: %s\n", params, msg);
+	uc_clear_failure();
+	return msg;
+}
+
+/* The state machine and the callback checks catch each violation, named. */
+static void t_violations(void)
+{
+	EXPECT(strstr(violation("bad=1", 'y'), "RUNNING -> BLOCKED outside its callback (in yield)"));
+	EXPECT(strstr(violation("bad=2", 'b'), "block left task 1 in state RUNNING"));
+	EXPECT(strstr(violation("bad=3", 't'), "error: tick of task 1 on cpu 0"));
+	EXPECT(strstr(violation("bad=4", 'b'), "READY -> RUNNING outside its callback (in schedule)"));
+}
+
 int main(void)
 {
 	printf("# libusim services through tests/policy/usim_selftest\n");
@@ -127,5 +161,6 @@ int main(void)
 	RUN(t_leak_found, "leak=Y: the unload check reports the memory held");
 	RUN(t_hrtimer, "hrtimer: fires every 10 ms on the logical clock, cancelled at exit");
 	RUN(t_percpu, "alloc_percpu counters and the spinlock-protected total agree");
+	RUN(t_violations, "contract violations are caught and named");
 	return tap_done();
 }

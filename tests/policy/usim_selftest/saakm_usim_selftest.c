@@ -9,7 +9,8 @@
  * tests/policy/t_usim_selftest.c can check libusim's services.
  *
  * Parameters: rq_kind (2 rbtree, 1 list), leak (Y: never free task data),
- * timer_ms (period of the hrtimer, 0 none); read back: timer_fires,
+ * timer_ms (period of the hrtimer, 0 none), bad (a contract violation on
+ * purpose, see below); read back: timer_fires,
  * picks (sum of the per-CPU pick counters, this_cpu_ptr() on the picking
  * CPU), locked_picks (a total kept under a spinlock).
  */
@@ -31,6 +32,11 @@ static unsigned long picks;		/* sum of the per-CPU counters */
 module_param(picks, ulong, 0444);
 static unsigned long locked_picks;	/* counted under st_lock */
 module_param(locked_picks, ulong, 0444);
+/* Contract violations on purpose, to see libusim catch them: 1 yield()
+ * blocks the task (BLOCKED outside block()), 2 block() leaves it RUNNING,
+ * 3 tick() calls saakm_policy_error(), 4 schedule() makes two tasks RUNNING. */
+static unsigned int bad;
+module_param(bad, uint, 0444);
 
 struct st_task {
 	u64 vruntime;
@@ -92,6 +98,8 @@ static struct task_struct *st_schedule(struct saakm_policy *pol, int cpu)
 	if (!p)
 		return NULL;
 	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	if (bad == 4 && saakm_rq_first(per_cpu_ptr(&st_rq, cpu)))
+		saakm_change_state(saakm_rq_first(per_cpu_ptr(&st_rq, cpu)), SAAKM_RUNNING, cpu, NULL);
 	this_cpu_ptr(st_stats)->picks++;
 	for_each_possible_cpu(other)
 		sum += per_cpu_ptr(st_stats, other)->picks;
@@ -114,19 +122,24 @@ static void st_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	if (saakm_task_state(p) == SAAKM_RUNNING)
 		st_charge(p);
+	if (bad == 2)
+		return;
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
 }
 
 static void st_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	st_charge(p);
-	saakm_change_state(p, SAAKM_READY, cpu, per_cpu_ptr(&st_rq, cpu));
+	saakm_change_state(p, bad == 1 ? SAAKM_BLOCKED : SAAKM_READY, cpu,
+			   per_cpu_ptr(&st_rq, cpu));
 }
 
 static void st_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct task_struct *first = saakm_rq_first(per_cpu_ptr(&st_rq, cpu));
 
+	if (bad == 3)
+		saakm_policy_error(pol, "tick of task %d on cpu %d", p->pid, cpu);
 	if (first && saakm_running_ns(p) >= 4 * NSEC_PER_MSEC) {
 		st_charge(p);
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, per_cpu_ptr(&st_rq, cpu));
