@@ -35,8 +35,8 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
-.PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean
-.PHONY: bench bench-overhead bench-record bench-all bench-smoke bench-setup bench-progs bench-vanilla
+.PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean policy-test policy-soak
+.PHONY: bench bench-overhead bench-record bench-replay bench-all bench-smoke bench-setup bench-progs bench-vanilla
 
 help:
 	@echo "SaaKM targets:"
@@ -48,9 +48,11 @@ help:
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
 	@echo "  make patch       export build/linux's commits to kernel/patches/ and build/saakm-6.12.patch"
+	@echo "  make policy-test policies' unit tests and seeded stress on the host (tests/policy/); policy-soak N=10000"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
 	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
 	@echo "  make bench-record    saakm_fifo recorded vs not (recording overhead)"
+	@echo "  make bench-replay    replay speed of a recorded 10 s hackbench run"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
@@ -121,6 +123,14 @@ bench-progs: $(UAPI_H)
 bench-vanilla: setup
 	@bash bench/build-vanilla.sh
 
+# policies' host unit tests and seeded stress on libusim (tests/policy/);
+# make test runs them too. policy-soak: N scenarios per policy (10,000).
+policy-test: $(UAPI_H)
+	@bash tests/policy/run.sh
+
+policy-soak: $(UAPI_H)
+	@bash tests/policy/run.sh --soak $(or $(N),10000)
+
 # every benchmark target: the modules, tools and programs, then one study
 define bench_study
 	@$(MAKE) -s modules tools SKIP_KERNEL=1
@@ -136,6 +146,11 @@ bench-overhead: kernel bench-setup bench-vanilla
 
 bench-record: kernel bench-setup
 	$(call bench_study,record)
+
+# replay speed: record hackbench in a guest, replay it on the host
+bench-replay: kernel
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@bash bench/replay-speed.sh $(BENCH_REPLAY_ARGS)
 
 bench-all: kernel bench-setup bench-vanilla
 	$(call bench_study,all)
@@ -154,6 +169,7 @@ clean:
 		[ -d $(KDIR)/scripts ] && $(MAKE) -s -C $(KDIR) M=$(CURDIR)/$$d clean || \
 		(cd $$d && rm -f *.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order); \
 	done
+	rm -rf $(BUILD)/policy-tests $(BUILD)/usim $(BUILD)/usim-san
 	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch $(UAPI)
 
 distclean: clean
