@@ -51,7 +51,8 @@ struct replay {
 	char got[256];		/* what the policy did instead */
 	char note[256];		/* why, when it is not just "different" */
 	/* counters */
-	size_t calls, orphans, unattached, cut;
+	int *last_src;		/* by on_cpu: the CPU newly_idle/balancing_select named */
+	size_t calls, orphans, unattached, cut, src_guessed;
 	bool in_cut;		/* the recording stopped during this call */
 };
 
@@ -202,8 +203,11 @@ static int index_records(void)
 	R.next_same = malloc((nr + 1) * sizeof(*R.next_same));
 	R.done = calloc(nr + 1, 1);
 	last = malloc(cpus * sizeof(*last));
-	if (!R.next_same || !R.done || !last)
+	R.last_src = malloc(cpus * sizeof(*R.last_src));
+	if (!R.next_same || !R.done || !last || !R.last_src)
 		return -ENOMEM;
+	for (unsigned int c = 0; c < cpus; c++)
+		R.last_src[c] = -1;
 	for (unsigned int c = 0; c < cpus; c++)
 		last[c] = NONE;
 	for (i = nr; i-- > 0;) {
@@ -227,11 +231,34 @@ static void attach_unknown(struct task_struct *p, int ev)
 			      SAAKM_ST_BLOCKED : SAAKM_ST_RUNNING);
 }
 
+/*
+ * The source CPU of a balance_pick CALL. Kernels of 2026-11-22 (the first
+ * recorder) record dst as the CALL's cpu too; src is then the CPU the
+ * newly_idle() or balancing_select() before it on the same CPU named.
+ */
+static int balance_src(const struct saakm_rec *r)
+{
+	int src = R.last_src[r->on_cpu];
+
+	if (r->cpu != r->a || src < 0 || src == r->a)
+		return r->cpu;
+	R.src_guessed++;
+	return src;
+}
+
+/* Remember what newly_idle/balancing_select returned on this CPU. */
+static void note_src(const struct saakm_rec *call, long ret)
+{
+	if (call->ev == SAAKM_EV_NEWLY_IDLE || call->ev == SAAKM_EV_BALANCING_SELECT)
+		R.last_src[call->on_cpu] = ret;
+}
+
 /* Make the call of CALL record @i again and check its RET. */
 static void replay_call(size_t i)
 {
 	const struct saakm_rec *r = &R.rec.recs[i], *e;
 	struct task_struct *p = NULL;
+	int cpu = r->cpu;
 	long ret;
 
 	if (r->pid >= 0 && saakm_ev_has_task(r->ev)) {
@@ -256,7 +283,10 @@ static void replay_call(size_t i)
 	/* hotplug: the policy sees the CPU online from core_entry to core_exit */
 	if (r->ev == SAAKM_EV_CORE_ENTRY && r->cpu >= 0)
 		usim_set_cpu_online(r->cpu, 1);
-	ret = usim_call(R.pol, r->ev, r->cpu, p, r->a);
+	if (r->ev == SAAKM_EV_BALANCE_PICK)
+		cpu = balance_src(r);
+	ret = usim_call(R.pol, r->ev, cpu, p, r->a);
+	note_src(r, ret);
 	if (r->ev == SAAKM_EV_CORE_EXIT && r->cpu >= 0)
 		usim_set_cpu_online(r->cpu, 0);
 	if (R.outcome != MATCH || !(e = expected()))
@@ -404,6 +434,9 @@ int main(int argc, char **argv)
 	replay_all();
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	secs = (b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9;
+	if (R.src_guessed)
+		fprintf(stderr, "saakm replay: note: %zu balance_pick calls recorded without their source CPU (an early recorder): took it from the newly_idle/balancing_select before them\n",
+			R.src_guessed);
 	if (R.orphans)
 		fprintf(stderr, "saakm replay: note: %zu records of calls that began before the recording were skipped\n",
 			R.orphans);
