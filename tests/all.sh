@@ -1,7 +1,8 @@
 #!/bin/bash
 # make test: the whole suite, twice.
 #
-#   1. the normal kernel (build/linux): host tests and every guest test
+#   1. the normal kernel (build/linux): host tests and every guest test,
+#      then the tests that need more CPUs (WIDE_TESTS) in a guest of 4
 #   2. the debug kernel (build/linux-debug: lockdep, KASAN, UBSAN, atomic
 #      sleep checks): every guest test again at a smaller scale; a lockdep,
 #      KASAN or UBSAN report fails the run like any WARN
@@ -22,9 +23,20 @@ counts() { # name -> "passed failed skipped" from the runner's last line
 	tail -n 1 "$BUILD_DIR/test-$1.out" 2>/dev/null | awk '{ print $1 + 0, $3 + 0, $5 + 0 }'
 }
 
+# opt-in guest tests that need more than the suite's 2 vCPUs
+WIDE_TESTS="saakm_wake_affinity"
+
 t0=$SECONDS
 run_pass normal --no-build "$@"
 read -r p1 f1 s1 < <(counts normal)
+if [ $# -eq 0 ]; then
+	echo
+	echo "test: wide pass (4 vCPUs): $WIDE_TESTS"
+	# shellcheck disable=SC2046 # one -t per test
+	run_pass wide --no-build --no-host --cpus 4 $(printf -- '-t %s ' $WIDE_TESTS)
+	read -r pw fw sw < <(counts wide)
+	p1=$((p1 + pw)) f1=$((f1 + fw)) s1=$((s1 + sw))
+fi
 p2=0 f2=0 s2=0
 if [ "${DEBUG:-1}" != 0 ]; then
 	echo
