@@ -83,5 +83,6 @@ int main(void)
 	printf("# null0 %s%s%s\n", state, why[0] ? ": " : "", why);
 	TAP_CHECK(!strcmp(state, saakm_policy_state_names[SAAKM_POLICY_ENABLED]),
 		  "null0 still enabled");
+	TAP_CHECK(unload_module("saakm_nullpol") == 0, "nullpol unloads");
 	return tap_done();
 }
