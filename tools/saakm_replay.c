@@ -258,8 +258,9 @@ static int compile(const struct build *b)
 					    pol_o, NULL };
 		char *const cc_engine[] = { (char *)b->cc, "-O2", "-g", "-Wall", "-Wextra", "-Werror",
 					    uapi, lib, usim_h, "-c", engine, "-o", eng_o, NULL };
-		char *const link[] = { (char *)b->cc, "-o", out_tmp, eng_o, pol_o, libusim, libsaakm,
-				       NULL };
+		/* the engine sees the policy's state changes before they apply */
+		char *const link[] = { (char *)b->cc, "-Wl,--wrap=saakm_change_state", "-o", out_tmp,
+				       eng_o, pol_o, libusim, libsaakm, NULL };
 
 		if (run(cc_policy))
 			fprintf(stderr, "saakm replay: %s does not compile for user space (see above)\n", b->policy);

@@ -15,8 +15,14 @@
  *
  * Calls on different CPUs interleave in a recording: a call's records are
  * those with its on_cpu (the emitting CPU) after its CALL, up to its RET.
- * Each call is replayed whole when its CALL comes, which is what the rq
- * locks make the kernel's execution equivalent to.
+ * A call whose records are not interleaved with others runs whole when its
+ * CALL comes. Otherwise it runs on a coroutine of its CPU (ucontext) that
+ * waits, before each of its effects (a state change, an input), until the
+ * walk reaches that effect's record: the calls of other CPUs in between run
+ * first and see the world as it was then. That is what happened in the
+ * kernel for what the rq locks order, and also for a policy's unlocked
+ * reads of another CPU's queue, which the kernel made right after the
+ * previous record of their call.
  *
  * Exit: 0 match, 1 divergence (printed with the records before it), 2
  * usage or I/O error, 3 the recording lost records and everything before
@@ -28,12 +34,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 #include "saakm_rec.h"
 #include "usim.h"
 
 #define NONE ((size_t)-1)
 
 enum outcome { MATCH, DIVERGED, INCOMPLETE };
+
+/* A call being replayed: on the main stack, or on its CPU's coroutine. */
+struct call_ctx {
+	size_t call;		/* its CALL record */
+	size_t next;		/* the next record it should produce */
+	size_t wait;		/* suspended until the walk reaches this record */
+	bool in_cut;		/* the recording stopped during this call */
+	bool coroutine;		/* runs on @uc, may wait */
+	bool active;		/* started, not returned */
+	ucontext_t uc;
+	struct usim_call_state cs;	/* usim's callback context while away */
+	void *stack;
+};
+
+#define CO_STACK	(256 * 1024)
 
 struct replay {
 	struct saakm_recording rec;
@@ -43,17 +65,21 @@ struct replay {
 	unsigned char *done;	/* consumed as the output of a call */
 	int last_n, verbose;
 	uint64_t t0;
-	/* the call being replayed */
-	size_t call;		/* its CALL record */
-	size_t next;		/* the next record it should produce */
+	/* calls being replayed */
+	struct call_ctx direct;	/* on the main stack */
+	struct call_ctx *co;	/* by CPU: its coroutine */
+	struct call_ctx *cur;	/* the one running */
+	ucontext_t main_uc;
+	struct usim_call_state main_cs;
+	size_t pos;		/* the record the walk is at */
 	enum outcome outcome;
 	size_t bad;		/* the record that did not match */
+	size_t bad_call;	/* the CALL of the call it belongs to */
 	char got[256];		/* what the policy did instead */
 	char note[256];		/* why, when it is not just "different" */
 	/* counters */
 	int *last_src;		/* by on_cpu: the CPU newly_idle/balancing_select named */
-	size_t calls, orphans, unattached, cut, src_guessed;
-	bool in_cut;		/* the recording stopped during this call */
+	size_t calls, orphans, unattached, cut, src_guessed, waits;
 };
 
 static struct replay R;
@@ -68,6 +94,7 @@ static void diverge(size_t j, const char *fmt, ...)
 		return;
 	R.outcome = DIVERGED;
 	R.bad = j;
+	R.bad_call = R.cur->call;
 	va_start(ap, fmt);
 	vsnprintf(R.got, sizeof(R.got), fmt, ap);
 	va_end(ap);
@@ -80,27 +107,77 @@ static void diverge(size_t j, const char *fmt, ...)
  */
 static const struct saakm_rec *expected(void)
 {
-	if (R.in_cut)
+	struct call_ctx *c = R.cur;
+
+	if (c->in_cut)
 		return NULL;
-	if (R.next == NONE && R.limit == R.rec.nr) {
-		R.in_cut = true;
+	if (c->next == NONE && R.limit == R.rec.nr) {
+		c->in_cut = true;
 		R.cut++;
 		return NULL;
 	}
-	if (R.next == NONE || R.next >= R.limit) {
+	if (c->next == NONE || c->next >= R.limit) {
 		if (R.outcome == MATCH) {
 			R.outcome = INCOMPLETE;
-			R.bad = R.call;
+			R.bad = R.bad_call = c->call;
 		}
 		return NULL;
 	}
-	return &R.rec.recs[R.next];
+	return &R.rec.recs[c->next];
 }
 
 static void consume(void)
 {
-	R.done[R.next] = 1;
-	R.next = R.next_same[R.next];
+	R.done[R.cur->next] = 1;
+	R.cur->next = R.next_same[R.cur->next];
+}
+
+/*
+ * Before an effect of kind @kind: a call on a coroutine waits until the
+ * walk reaches the record of that effect (if it is the one expected; a
+ * different one is reported by the hook after it).
+ */
+static void wait_turn(int kind)
+{
+	struct call_ctx *c = R.cur;
+	const struct saakm_rec *e;
+
+	if (!c->coroutine || R.outcome != MATCH || c->in_cut || c->next == NONE ||
+	    c->next >= R.limit)
+		return;
+	e = &R.rec.recs[c->next];
+	if (e->kind != kind || c->next <= R.pos)
+		return;
+	c->wait = c->next;
+	R.waits++;
+	/* usim has one callback context (the kernel one per CPU): keep ours */
+	usim_call_state_save(&c->cs);
+	swapcontext(&c->uc, &R.main_uc);
+	/* resumed by the walk at c->next */
+	usim_call_state_restore(&c->cs);
+}
+
+/* From the walk into call @c's coroutine, until it waits or returns. */
+static void switch_to(struct call_ctx *c)
+{
+	R.cur = c;
+	usim_call_state_save(&R.main_cs);
+	swapcontext(&R.main_uc, &c->uc);
+	usim_call_state_restore(&R.main_cs);
+}
+
+/*
+ * The policy's saakm_change_state() (the program is linked with
+ * --wrap=saakm_change_state): wait for its turn, then the real one, which
+ * validates, applies and calls on_state().
+ */
+struct saakm_rq;
+void __real_saakm_change_state(struct task_struct *p, int state, int cpu, struct saakm_rq *rq);
+void __wrap_saakm_change_state(struct task_struct *p, int state, int cpu, struct saakm_rq *rq);
+void __wrap_saakm_change_state(struct task_struct *p, int state, int cpu, struct saakm_rq *rq)
+{
+	wait_turn(SAAKM_REC_STATE);
+	__real_saakm_change_state(p, state, cpu, rq);
 }
 
 static void on_state(void *ctx, struct task_struct *p, int from, int to, int cpu, int rq_cpu)
@@ -113,7 +190,7 @@ static void on_state(void *ctx, struct task_struct *p, int from, int to, int cpu
 		return;
 	if (e->kind != SAAKM_REC_STATE || e->pid != pid || e->a != to || (int64_t)e->c != from ||
 	    e->cpu != cpu || e->b != rq_cpu) {
-		diverge(R.next, "STATE pid %d %s -> %s cpu %d rq %d", pid, usim_state_name(from),
+		diverge(R.cur->next, "STATE pid %d %s -> %s cpu %d rq %d", pid, usim_state_name(from),
 			usim_state_name(to), cpu, rq_cpu);
 		return;
 	}
@@ -126,14 +203,15 @@ static int on_input(void *ctx, int which, struct task_struct *p, int dst, unsign
 	int pid = usim_task_pid(p);
 
 	(void)ctx;
+	wait_turn(SAAKM_REC_INPUT);
 	if (R.outcome != MATCH || !(e = expected()))
 		return 0;
 	if (e->kind != SAAKM_REC_INPUT || e->ev != which || e->pid != pid ||
 	    (which == SAAKM_INPUT_CAN_MIGRATE && e->a != dst)) {
 		if (which == SAAKM_INPUT_CAN_MIGRATE)
-			diverge(R.next, "INPUT can_migrate pid %d dst %d (asked)", pid, dst);
+			diverge(R.cur->next, "INPUT can_migrate pid %d dst %d (asked)", pid, dst);
 		else
-			diverge(R.next, "INPUT %s pid %d (asked)", saakm_input_names[which & 1], pid);
+			diverge(R.cur->next, "INPUT %s pid %d (asked)", saakm_input_names[which & 1], pid);
 		return 0;
 	}
 	*val = e->c;
@@ -152,7 +230,7 @@ static void on_error(void *ctx, const char *msg)
 		consume();
 		return;
 	}
-	diverge(R.next, "policy error: %s", msg);
+	diverge(R.cur->next, "policy error: %s", msg);
 }
 
 /* Load the policy as the recorded machine had it. Return: 0 or exit status 2. */
@@ -204,7 +282,8 @@ static int index_records(void)
 	R.done = calloc(nr + 1, 1);
 	last = malloc(cpus * sizeof(*last));
 	R.last_src = malloc(cpus * sizeof(*R.last_src));
-	if (!R.next_same || !R.done || !last || !R.last_src)
+	R.co = calloc(cpus, sizeof(*R.co));
+	if (!R.next_same || !R.done || !last || !R.last_src || !R.co)
 		return -ENOMEM;
 	for (unsigned int c = 0; c < cpus; c++)
 		R.last_src[c] = -1;
@@ -253,13 +332,68 @@ static void note_src(const struct saakm_rec *call, long ret)
 		R.last_src[call->on_cpu] = ret;
 }
 
-/* Make the call of CALL record @i again and check its RET. */
-static void replay_call(size_t i)
+/* The body of a call, in R.cur: the callback, then its RET checked. */
+static void run_call(void)
 {
-	const struct saakm_rec *r = &R.rec.recs[i], *e;
-	struct task_struct *p = NULL;
-	int cpu = r->cpu;
+	struct call_ctx *c = R.cur;
+	const struct saakm_rec *r = &R.rec.recs[c->call], *e;
+	struct task_struct *p = r->pid >= 0 && saakm_ev_has_task(r->ev) ? usim_task(r->pid) : NULL;
+	int cpu = r->ev == SAAKM_EV_BALANCE_PICK ? balance_src(r) : r->cpu;
+	char got[160];
 	long ret;
+
+	ret = usim_call(R.pol, r->ev, cpu, p, r->a);
+	note_src(r, ret);
+	if (r->ev == SAAKM_EV_CORE_EXIT && r->cpu >= 0)
+		usim_set_cpu_online(r->cpu, 0);
+	if (R.outcome != MATCH || !(e = expected()))
+		return;
+	if (e->kind != SAAKM_REC_RET) {
+		diverge(c->next, "the callback returned%s", e->kind == SAAKM_REC_STATE ?
+			" without this state change" : "");
+		return;
+	}
+	if (e->ev != r->ev) {
+		snprintf(R.note, sizeof(R.note), "corrupt recording: RET of %s after CALL of %s",
+			 saakm_rec_event_name(e->ev), saakm_rec_event_name(r->ev));
+		diverge(c->next, "RET %s", saakm_rec_event_name(r->ev));
+		return;
+	}
+	if (saakm_ev_returns(r->ev) != SAAKM_RET_VOID && e->a != ret) {
+		struct saakm_rec as_got = *e;
+
+		as_got.a = ret;
+		diverge(c->next, "%s", saakm_rec_format(&as_got, got, sizeof(got)));
+		return;
+	}
+	consume();
+}
+
+/* A coroutine's body: one call; returning resumes the walk (uc_link). */
+static void co_main(void)
+{
+	run_call();
+	R.cur->active = false;
+}
+
+/* Are call @i's records each right after the previous one (none of another CPU between)? */
+static bool contiguous(size_t i)
+{
+	for (size_t k = i, n;; k = n) {
+		n = R.next_same[k];
+		if (n == NONE || R.rec.recs[n].kind == SAAKM_REC_CALL)
+			return true;
+		if (n != k + 1)
+			return false;
+		if (R.rec.recs[n].kind == SAAKM_REC_RET)
+			return true;
+	}
+}
+
+/* Set up what the kernel had for the call of CALL record @r: task CPU, nice, affinity. */
+static void call_setup(const struct saakm_rec *r)
+{
+	struct task_struct *p;
 
 	if (r->pid >= 0 && saakm_ev_has_task(r->ev)) {
 		p = usim_task(r->pid);
@@ -275,43 +409,57 @@ static void replay_call(size_t i)
 		if (r->cpu >= 0)
 			usim_set_task_cpu(p, r->cpu);
 	}
-	R.call = i;
-	R.next = R.next_same[i];
-	R.in_cut = false;
-	R.calls++;
 	usim_set_now_ns(r->ts_ns - R.t0);
 	/* hotplug: the policy sees the CPU online from core_entry to core_exit */
 	if (r->ev == SAAKM_EV_CORE_ENTRY && r->cpu >= 0)
 		usim_set_cpu_online(r->cpu, 1);
-	if (r->ev == SAAKM_EV_BALANCE_PICK)
-		cpu = balance_src(r);
-	ret = usim_call(R.pol, r->ev, cpu, p, r->a);
-	note_src(r, ret);
-	if (r->ev == SAAKM_EV_CORE_EXIT && r->cpu >= 0)
-		usim_set_cpu_online(r->cpu, 0);
-	if (R.outcome != MATCH || !(e = expected()))
-		return;
-	if (e->kind != SAAKM_REC_RET) {
-		diverge(R.next, "the callback returned%s", e->kind == SAAKM_REC_STATE ?
-			" without this state change" : "");
-		return;
-	}
-	if (e->ev != r->ev) {
-		snprintf(R.note, sizeof(R.note), "corrupt recording: RET of %s after CALL of %s",
-			 saakm_rec_event_name(e->ev), saakm_rec_event_name(r->ev));
-		diverge(R.next, "RET %s", saakm_rec_event_name(r->ev));
-		return;
-	}
-	if (saakm_ev_returns(r->ev) != SAAKM_RET_VOID && e->a != ret) {
-		struct saakm_rec got = *e;
+}
 
-		got.a = ret;
-		saakm_rec_format(&got, R.got, sizeof(R.got));
-		R.outcome = DIVERGED;
-		R.bad = R.next;
+/* Start the call of CALL record @i: whole, or on its CPU's coroutine until it waits. */
+static void replay_call(size_t i)
+{
+	const struct saakm_rec *r = &R.rec.recs[i];
+	struct call_ctx *c = &R.direct;
+
+	if (!contiguous(i)) {
+		c = &R.co[r->on_cpu];
+		if (c->active) {
+			R.cur = c;
+			diverge(i, "a call on cpu %u before the previous one returned", r->on_cpu);
+			return;
+		}
+		if (!c->stack && !(c->stack = malloc(CO_STACK))) {
+			fprintf(stderr, "saakm replay: out of memory\n");
+			exit(2);
+		}
+	}
+	call_setup(r);
+	R.calls++;
+	c->call = i;
+	c->next = R.next_same[i];
+	c->wait = NONE;
+	c->in_cut = false;
+	c->coroutine = c != &R.direct;
+	c->active = true;
+	R.cur = c;
+	if (!c->coroutine) {
+		run_call();
+		c->active = false;
 		return;
 	}
-	consume();
+	getcontext(&c->uc);
+	c->uc.uc_stack.ss_sp = c->stack;
+	c->uc.uc_stack.ss_size = CO_STACK;
+	c->uc.uc_link = &R.main_uc;
+	makecontext(&c->uc, co_main, 0);
+	switch_to(c);
+}
+
+/* The walk reached the record call @c waits for: let it go on. */
+static void resume(struct call_ctx *c)
+{
+	c->wait = NONE;
+	switch_to(c);
 }
 
 /* The class's own move of a task (FORCE record @i). */
@@ -332,7 +480,13 @@ static enum outcome replay_all(void)
 {
 	for (size_t i = 0; i < R.limit && R.outcome == MATCH; i++) {
 		const struct saakm_rec *r = &R.rec.recs[i];
+		struct call_ctx *c = &R.co[r->on_cpu];
 
+		R.pos = i;
+		if (c->active && c->wait == i) {
+			resume(c);
+			continue;
+		}
 		if (R.done[i])
 			continue;
 		switch (r->kind) {
@@ -375,7 +529,7 @@ static void print_rec(const char *prefix, size_t i)
 
 static void report_divergence(void)
 {
-	const struct saakm_rec *c = &R.rec.recs[R.call], *e = &R.rec.recs[R.bad];
+	const struct saakm_rec *c = &R.rec.recs[R.bad_call], *e = &R.rec.recs[R.bad];
 	char line[160];
 	size_t from = R.bad > (size_t)R.last_n ? R.bad - R.last_n : 0;
 
@@ -390,7 +544,7 @@ static void report_divergence(void)
 		printf("  note:     %s\n", R.note);
 	printf("the %zu records before it (seq, seconds, emitting cpu, record):\n", R.bad - from);
 	for (size_t i = from; i < R.bad; i++)
-		print_rec(i == R.call ? "> " : "  ", i);
+		print_rec(i == R.bad_call ? "> " : "  ", i);
 	print_rec("! ", R.bad);
 }
 
@@ -426,6 +580,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	usim_set_quiet(!R.verbose);
+	/* no call yet: what the policy does while loading is not checked */
+	R.direct.in_cut = true;
+	R.cur = &R.direct;
 	if ((ret = load_policy()) || index_records()) {
 		return ret ? ret : 2;
 	}

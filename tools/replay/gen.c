@@ -14,7 +14,7 @@
  *
  * -i interleaves the records of calls on different CPUs, as in a real
  * recording (records of one call keep their order, CALLs theirs), so the
- * replay's matching by emitting CPU is exercised.
+ * replay's matching by emitting CPU and its coroutines are exercised.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -287,7 +287,14 @@ static void step(void)
 		kick(cpu);
 }
 
-/* Interleave the records of consecutive calls on different CPUs. */
+/*
+ * Interleave the records of consecutive calls on different CPUs, as the
+ * kernel's would be when both run at once, within what replay reproduces:
+ * the second call's records may come before the first one's RET, not
+ * before its last effect (replay runs a call's code right after its
+ * previous record, so B starting before A's state change would see the
+ * world before it, which is not what this generator ran).
+ */
 static void interleave(void)
 {
 	struct saakm_rec *r = G.rec.recs, *out = malloc(G.rec.nr * sizeof(*out));
@@ -300,13 +307,20 @@ static void interleave(void)
 		for (a_end = i + 1; r[i].kind == SAAKM_REC_CALL && r[a_end - 1].kind != SAAKM_REC_RET;)
 			a_end++;
 		b_end = a_end;
-		if (b_end < G.rec.nr && r[b_end].kind == SAAKM_REC_CALL && r[b_end].on_cpu != r[i].on_cpu)
+		if (r[i].kind == SAAKM_REC_CALL && b_end < G.rec.nr && r[b_end].kind == SAAKM_REC_CALL &&
+		    r[b_end].on_cpu != r[i].on_cpu)
 			for (b_end++; r[b_end - 1].kind != SAAKM_REC_RET;)
 				b_end++;
-		/* merge [i, a_end) and [a_end, b_end), keeping each in order, A's CALL first */
-		size_t x = i + 1, y = a_end;
+		if (b_end == a_end) {
+			while (i < a_end)
+				out[o++] = r[i++];
+			continue;
+		}
+		/* A up to its RET, then A's RET merged into B, each in order */
+		size_t x = a_end - 1, y = a_end;
 
-		out[o++] = r[i];
+		while (i < a_end - 1)
+			out[o++] = r[i++];
 		while (x < a_end || y < b_end)
 			out[o++] = (y == b_end || (x < a_end && rnd(2))) ? r[x++] : r[y++];
 		i = b_end;

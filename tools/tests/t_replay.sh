@@ -5,6 +5,8 @@
 #    the two CPUs interleaved) matches; one-line variants of fifo diverge
 #    at the right record: LIFO picks (a STATE), another CPU choice (a RET),
 #    a missing state change;
+#  - fixtures/record/fifo-steal.trace: an unlocked read of another CPU's
+#    queue racing with that CPU's schedule() replays as recorded;
 #  - a recording with a gap: exit 3 if all before it matches, 1 if not;
 #  - errors (exit 2): corrupt file, a policy outside the kernel subset,
 #    parameters or a policy name the source does not have, usage;
@@ -81,6 +83,22 @@ replay "$tmp/fx.rec" "$tmp/noyield/saakm_fifo.c"
 	grep -q "got:      the callback returned without this state change" <<<"$out" &&
 	ok "fixture: a missing state change diverges" ||
 	not_ok "fixture: a missing state change diverges" "status $rc: $out"
+
+# --- calls of two CPUs at once (fixtures/record/fifo-steal.trace) --------------------
+# newly_idle on cpu 1 reads cpu 0's queue (unlocked) while cpu 0's schedule()
+# is between its CALL and its state change: replay must run them in that order
+sx=$here/fixtures/record/fifo-steal.trace
+"$saakm" convert "$sx" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/steal.rec" >/dev/null 2>&1
+replay "$tmp/steal.rec" "$fifo"
+[ "$rc" = 0 ] && grep -q "all 25 records match (9 calls)" <<<"$out" &&
+	ok "race: a read of another CPU's queue sees it as it was at that point of the recording" ||
+	not_ok "race: a read of another CPU's queue sees it as it was at that point of the recording" "status $rc: $out"
+sed 's/ seq=24 kind=0 ev=13 cpu=0 / seq=24 kind=0 ev=13 cpu=1 /' "$sx" >"$tmp/steal-old.trace"
+"$saakm" convert "$tmp/steal-old.trace" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/steal-old.rec" >/dev/null 2>&1
+replay "$tmp/steal-old.rec" "$fifo"
+[ "$rc" = 0 ] && grep -q "1 balance_pick calls recorded without their source CPU" <<<"$out" &&
+	ok "balance_pick recorded with dst as its cpu: src taken from newly_idle" ||
+	not_ok "balance_pick recorded with dst as its cpu: src taken from newly_idle" "status $rc: $out"
 
 # --- incomplete recordings ------------------------------------------------------------
 sed '/ seq=50 /d' "$fx" >"$tmp/gap.trace"

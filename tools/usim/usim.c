@@ -1375,3 +1375,18 @@ void usim_unload(void)
 	if (module.exit)
 		module.exit();
 }
+
+/* The callback context, for drivers that switch between callbacks (usim.h). */
+void usim_call_state_save(struct usim_call_state *s)
+{
+	s->ev = W.ctx.ev;
+	s->p = W.ctx.p;
+	s->this_cpu = W.this_cpu;
+}
+
+void usim_call_state_restore(const struct usim_call_state *s)
+{
+	W.ctx.ev = s->ev;
+	W.ctx.p = s->p;
+	W.this_cpu = s->this_cpu;
+}

@@ -156,6 +156,21 @@ void usim_force_state(struct task_struct *p, int state);
  * (-1 for NULL), or 0 for a void callback.
  */
 long usim_call(struct saakm_policy *pol, int ev, int cpu, struct task_struct *p, int a);
+/*
+ * The callback context of usim_call(): which callback runs, for which task,
+ * on which CPU (the kernel keeps one per CPU, libusim one). A driver that
+ * runs several callbacks at once on coroutines ("saakm replay" does, for
+ * calls of different CPUs that overlap in a recording) saves it when it
+ * switches away from one and restores it when it switches back.
+ */
+struct usim_call_state {
+	int ev;
+	struct task_struct *p;
+	int this_cpu;
+};
+void usim_call_state_save(struct usim_call_state *s);
+void usim_call_state_restore(const struct usim_call_state *s);
+
 /* The task a task-returning callback returned in the last usim_call(). */
 struct task_struct *usim_last_task(void);
 /* Does @pol implement callback @ev? */
