@@ -551,6 +551,14 @@ static int record(const struct record_opts *o, char **cmd)
 	buffer_stats(&entries, &ring_lost);
 	snprintf(trace, sizeof(trace), "%s/trace", R.inst);
 	err = convert_trace(trace, id, &cr);
+	/* only our event is on in the instance: every entry should have been read */
+	if (!err && entries > cr.rec.nr + cr.st.other_policy + cr.st.bad) {
+		uint64_t unread = entries - (cr.rec.nr + cr.st.other_policy + cr.st.bad);
+
+		fprintf(stderr, "saakm: warning: the buffers held %llu events, %llu were not read back\n",
+			(unsigned long long)entries, (unsigned long long)unread);
+		ring_lost += unread;
+	}
 	if (!err)
 		err = finish(&cr, &h, o->out, ring_lost);
 	saakm_recording_free(&cr.rec);

@@ -43,7 +43,7 @@ inst=$SAAKM_TRACEFS/instances/saakm-record
 [ "$(cat "$inst/events/saakm/saakm_record/enable")" = 1 ] || { echo "event off" >&2; exit 9; }
 sed "$1" "$FIXTURE" >"$inst/trace"
 mkdir -p "$inst/per_cpu/cpu0" "$inst/per_cpu/cpu1"
-printf 'entries: 10\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n' >"$inst/per_cpu/cpu0/stats"
+printf 'entries: %s\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n' "${5:-10}" >"$inst/per_cpu/cpu0/stats"
 printf 'entries: 10\noverrun: 0\ncommit overrun: 0\ndropped events: %s\n' "$2" >"$inst/per_cpu/cpu1/stats"
 exit "${4:-0}"
 EOF
@@ -89,6 +89,12 @@ grep -q "57 records (.*), 12 lost" <<<"$out" && grep -q "12 dropped by the ring 
 	"$saakm" dump "$tmp/drop.rec" | head -1 | grep -q "lost=12 flags=0x1" &&
 	ok "lost: events the ring buffer dropped (stats) mark the file incomplete" ||
 	not_ok "lost: events the ring buffer dropped (stats) mark the file incomplete" "$out"
+
+fresh
+out=$("$saakm" record -p fifo -o "$tmp/unread.rec" --no-join -- sh "$tmp/kernel.sh" '' 0 32768 0 60 2>&1)
+grep -q "the buffers held 70 events, 12 were not read back" <<<"$out" && grep -q "57 records (.*), 12 lost" <<<"$out" &&
+	ok "lost: events the buffers held but the trace text did not show count as lost" ||
+	not_ok "lost: events the buffers held but the trace text did not show count as lost" "$out"
 
 # --- failures and cleanup -------------------------------------------------------------
 fresh
