@@ -6,7 +6,8 @@
 #    at the right record: LIFO picks (a STATE), another CPU choice (a RET),
 #    a missing state change;
 #  - fixtures/record/fifo-steal.trace: an unlocked read of another CPU's
-#    queue racing with that CPU's schedule() replays as recorded;
+#    queue racing with that CPU's schedule() replays as recorded, whether
+#    the read came before the state change or after it;
 #  - a recording with a gap: exit 3 if all before it matches, 1 if not;
 #  - errors (exit 2): corrupt file, a policy outside the kernel subset,
 #    parameters or a policy name the source does not have, usage;
@@ -93,6 +94,21 @@ replay "$tmp/steal.rec" "$fifo"
 [ "$rc" = 0 ] && grep -q "all 25 records match (9 calls)" <<<"$out" &&
 	ok "race: a read of another CPU's queue sees it as it was at that point of the recording" ||
 	not_ok "race: a read of another CPU's queue sees it as it was at that point of the recording" "status $rc: $out"
+# the other way round: newly_idle read cpu 0's queue after schedule() emptied it
+sed -e 's/ seq=21 kind=1 ev=9 cpu=1 pid=-1 a=0 / seq=22 kind=1 ev=9 cpu=1 pid=-1 a=-1 /' \
+	-e 's/ seq=22 kind=2 / seq=21 kind=2 /' -e '/ seq=2[45] /d' "$sx" >"$tmp/late.trace"
+"$saakm" convert "$tmp/late.trace" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/late.rec" >/dev/null 2>&1
+replay "$tmp/late.rec" "$fifo"
+[ "$rc" = 0 ] && grep -q "all 23 records match" <<<"$out" && grep -q "1 calls answered as recorded only when called again" <<<"$out" &&
+	ok "race: a read made after the other CPU's state change is found by calling the query again" ||
+	not_ok "race: a read made after the other CPU's state change is found by calling the query again" "status $rc: $out"
+sed 's/len > best_len) {/len > best_len + 100) {/' "$fifo" >"$tmp/nosteal.c"
+mkdir -p "$tmp/nosteal" && mv "$tmp/nosteal.c" "$tmp/nosteal/saakm_fifo.c"
+replay "$tmp/steal.rec" "$tmp/nosteal/saakm_fifo.c"
+[ "$rc" = 1 ] && grep -q "expected: RET   newly_idle cpu 1 -> 0" <<<"$out" && grep -q "got:      RET   newly_idle cpu 1 -> -1" <<<"$out" &&
+	grep -q "DIVERGENCE at record 21 (seq 21)" <<<"$out" &&
+	ok "race: a query that never answers as recorded still diverges, at its RET" ||
+	not_ok "race: a query that never answers as recorded still diverges, at its RET" "status $rc: $out"
 sed 's/ seq=24 kind=0 ev=13 cpu=0 / seq=24 kind=0 ev=13 cpu=1 /' "$sx" >"$tmp/steal-old.trace"
 "$saakm" convert "$tmp/steal-old.trace" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/steal-old.rec" >/dev/null 2>&1
 replay "$tmp/steal-old.rec" "$fifo"
