@@ -7,12 +7,20 @@
  * fourth loads and unloads one of them. Every call must return success or a
  * documented errno; the kernel must stay clean and every task consistent.
  * SAAKM_FUZZ_ITERS sets the number of calls per thread (default 20000).
+ *
+ * Opt-in (make test T=saakm_fuzz) until a guest hang it triggers is fixed:
+ * twice (session 2, and 2026-11-22 16:40 on the debug kernel) the guest
+ * stopped printing anything right after the test unloaded both policies,
+ * with one vCPU busy and no lockup report. Suspect: a target joined to
+ * probe while probe unregisters. A hang would block every CI run.
  */
 #include "saakm_test.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+
+SAAKM_TAG("opt-in");
 
 #define NR_TARGETS 4
 #define MAX_ERRNO 200
@@ -171,7 +179,7 @@ int main(void)
 {
 	static char path[512];
 	pthread_t fz[2], sw, rl;
-	int ok, bad = 0;
+	int ok, bad = 0, exited_all = 1;
 	unsigned long total = 0;
 
 	if (getenv("SAAKM_FUZZ_ITERS"))
@@ -230,9 +238,19 @@ int main(void)
 
 		ok &= pol != SCHED_SAAKM && pol >= 0;
 		kill(targets[i], SIGKILL);
-		waitpid(targets[i], NULL, 0);
 	}
 	TAP_CHECK(ok, "no target is left in SCHED_SAAKM after unloading");
+	/* bounded: a target that a policy lost never dies, and must not hang the suite */
+	for (int i = 0; i < NR_TARGETS; i++) {
+		int status;
+
+		if (reap_within(targets[i], 10 * timeout_scale(), &status) == 0)
+			continue;
+		printf("# target %d did not exit 10 s after SIGKILL (lost by a policy?)\n",
+		       targets[i]);
+		exited_all = 0;
+	}
+	TAP_CHECK(exited_all, "every target exits after SIGKILL");
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
 	return tap_done();
 }
