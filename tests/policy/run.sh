@@ -63,6 +63,21 @@ stress() {
 	eval "\"$O/$name/$bin\" $* ${STRESS_ARGS[$name]}"
 }
 
+# stress_check DESC NAME BIN ARGS...: run the stress, show its lines, one
+# TAP line; the ok line's comment is what stress_note makes of the output
+stress_check() {
+	local desc=$1 out rc
+	shift
+	out=$(stress "$@" 2>&1)
+	rc=$?
+	grep -v '^1\.\.' <<<"$out" | sed 's/^/    /'
+	if [ "$rc" = 0 ]; then
+		ok "$desc" "$(stress_note "$out")"
+	else
+		not_ok "$desc" "a seed failed, see above"
+	fi
+}
+
 if ! out=$(make -s -C "$here" O="$O" 2>&1); then
 	echo "$out" | sed 's/^/# /'
 	not_ok "build libusim and the policy tests"
@@ -73,15 +88,9 @@ if [ -n "$soak" ]; then
 	bin=stress; [ -n "$san" ] && bin=stress-san
 	for name in $STRESSED; do
 		t0=$(date +%s.%N)
-		out=$(stress "$name" "$bin" -s "$first_seed" -n "$soak" -j "$jobs" 2>&1)
-		rc=$?
-		secs=$(echo "$(date +%s.%N) - $t0" | bc)
-		grep -v '^1\.\.' <<<"$out" | sed 's/^/    /'
-		if [ "$rc" = 0 ]; then
-			ok "$name: soak, $soak scenarios ($bin, $jobs jobs)" "$(printf '%.1f' "$secs") s"
-		else
-			not_ok "$name: soak, $soak scenarios ($bin, $jobs jobs)" "a seed failed, see above"
-		fi
+		stress_note() { printf '%.1f s' "$(echo "$(date +%s.%N) - $t0" | bc)"; }
+		stress_check "$name: soak, $soak scenarios ($bin, $jobs jobs)" \
+			"$name" "$bin" -s "$first_seed" -n "$soak" -j "$jobs"
 	done
 	summary
 fi
@@ -134,14 +143,8 @@ done
 
 # 4. Stress, fixed seeds, with ASan and UBSan.
 for name in $STRESSED; do
-	out=$(stress "$name" stress-san -s 1 -n "$MAKE_SEEDS" -j "$jobs" 2>&1)
-	rc=$?
-	grep -v '^1\.\.' <<<"$out" | sed 's/^/    /'
-	if [ "$rc" = 0 ]; then
-		ok "$name: stress, seeds 1..$MAKE_SEEDS" "$(sed -n 's/.* in \([0-9.]* s\)$/\1/p' <<<"$out")"
-	else
-		not_ok "$name: stress, seeds 1..$MAKE_SEEDS" "a seed failed, see above"
-	fi
+	stress_note() { sed -n 's/.* in \([0-9.]* s\)$/\1/p' <<<"$1"; }
+	stress_check "$name: stress, seeds 1..$MAKE_SEEDS" "$name" stress-san -s 1 -n "$MAKE_SEEDS" -j "$jobs"
 done
 
 # 5. The planted bug: the stress must fail on it, name the seed, and say why.
