@@ -7,11 +7,19 @@
  * freed or leaked (a leak fails the unload check), alloc_percpu, the
  * spinlock, an hrtimer on the logical clock, and the contract checks
  * (transitions outside their callback, a task left RUNNING by block(), a
- * second RUNNING task in one schedule(), saakm_policy_error()).
+ * second RUNNING task in one schedule(), saakm_policy_error()); and the
+ * API of 2026-11-22: saakm_kick_cpu() from pinned per-CPU hrtimers into
+ * preempt(), module_param_cb() validation at load and at write,
+ * saakm_nice_weight(), struct saakm_attr's runtime, and sched_setattr()'s
+ * nice range.
  */
 #include "policy_test.h"
 
 #define MS 1000000ULL
+#define US 1000ULL
+
+/* libusim's, declared here: the driver sees the uapi header, not <linux/saakm.h>. */
+unsigned int saakm_nice_weight(int nice);
 
 /* The value of module parameter @name (the self-test policy reports with them). */
 static unsigned long param(const char *name)
@@ -151,6 +159,89 @@ static void t_violations(void)
 	EXPECT(strstr(violation("bad=4", 'b'), "READY -> RUNNING outside its callback (in schedule)"));
 }
 
+/*
+ * kick_us=100: the pinned timer of the CPU that started a task kicks it
+ * 100 µs later; preempt() then hands the CPU to the waiting task, long
+ * before the 4 ms tick. On CPU 1, the timer fires on CPU 1.
+ */
+static void t_kick_preempt(void)
+{
+	const struct uc_kick_stats *k;
+
+	START(.nr_cpus = 2, .params = "kick_us=100");
+	EXPECT(uc_fork(1, 1, 0x2, 0) == 0);
+	EXPECT(uc_fork(2, 1, 0x2, 0) == 0);
+	EXPECT(uc_curr(1) == 1);
+	EXPECT(uc_advance(99 * US) == 0);
+	EXPECT(uc_curr(1) == 1);
+	EXPECT(uc_advance(1 * US) == 0);	/* 100 µs: the kick */
+	EXPECT(uc_curr(1) == 2);
+	EXPECT(uc_runtime(1) == 100 * US);
+	EXPECT(uc_advance(100 * US) == 0);
+	EXPECT(uc_curr(1) == 1);
+	k = uc_kick_stats();
+	printf("#   kicks %llu (preempt %llu), preempt() calls %llu, preempted %llu, timers %llu\n",
+	       k->kicks, k->preempt_kicks, k->preempt_calls, k->preempted, k->timers);
+	EXPECT(param("kick_fires") == 2 && param("kick_wrong_cpu") == 0);
+	EXPECT(k->preempt_kicks == 2 && k->preempt_calls == 2 && k->preempted == 2);
+	EXPECT(param("preempts") == 2 && uc_calls(SAAKM_EV_PREEMPT) == 2);
+	EXPECT(usim_kick_count(uc_policy(), 1) == 2 && usim_kick_count(uc_policy(), 0) == 0);
+	/* Alone, it is not preempted: preempt() is called and keeps it. */
+	EXPECT(uc_block(1) == 0);		/* cancels 1's timer; 2 starts its own */
+	EXPECT(uc_advance(1 * MS) == 0);
+	EXPECT(uc_curr(1) == 2 && param("preempts") == 3 && k->preempted == 2);
+	EXPECT(uc_unload() == 0);		/* core_exit cancelled the timers */
+}
+
+/* A module_param_cb() parameter: its .set refuses bad values at load and at write. */
+static void t_param_cb(void)
+{
+	struct uc_opts o = { .nr_cpus = 1, .params = "kick_us=5", .quiet = 1 };
+	char buf[64];
+
+	EXPECT(uc_start(&o) == -EINVAL);	/* load refused */
+	EXPECT(uc_failure() && strstr(uc_failure(), "kick_us"));
+	uc_clear_failure();
+	START(.nr_cpus = 1, .params = "kick_us=50");
+	EXPECT(usim_param_read("kick_us", buf, sizeof(buf)) == 0 && !strcmp(buf, "50"));
+	EXPECT(usim_param_write("kick_us", "5") == -EINVAL);
+	EXPECT(usim_param_write("kick_us", "200000") == -EINVAL);
+	EXPECT(usim_param_write("kick_us", "ten") == -EINVAL);
+	EXPECT(usim_param_write("kick_us", "-1") == -EINVAL);
+	EXPECT(usim_param_read("kick_us", buf, sizeof(buf)) == 0 && !strcmp(buf, "50"));
+	EXPECT(usim_param_write("kick_us", "0x64\n") == 0);	/* base 0, sysfs newline */
+	EXPECT(usim_param_read("kick_us", buf, sizeof(buf)) == 0 && !strcmp(buf, "100"));
+	EXPECT(usim_param_write("nosuch", "1") == -ENOENT);
+	EXPECT(param("kick_us") == 100);
+}
+
+/* The fair class's weights: 1024 at nice 0, clamped at both ends. */
+static void t_nice_weight(void)
+{
+	int nice;
+
+	EXPECT(saakm_nice_weight(0) == 1024 && saakm_nice_weight(-20) == 88761 &&
+	       saakm_nice_weight(19) == 15 && saakm_nice_weight(1) == 820);
+	EXPECT(saakm_nice_weight(-100) == 88761 && saakm_nice_weight(100) == 15);
+	for (nice = -20; nice < 19; nice++)	/* each step about 1.25x */
+		EXPECT(saakm_nice_weight(nice) * 100 > saakm_nice_weight(nice + 1) * 118 &&
+		       saakm_nice_weight(nice) * 100 < saakm_nice_weight(nice + 1) * 132);
+}
+
+/* sched_setattr(): nice outside -20..19 refused by the class; runtime reaches the policy. */
+static void t_setattr(void)
+{
+	int err;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_setattr(1, 20, 0, &err) == 0 && err == -EINVAL);
+	EXPECT(uc_calls(SAAKM_EV_SETPARAM_ATTR) == 0);
+	EXPECT(uc_setattr(1, 5, 300 * US, &err) == 0 && err == 0);
+	EXPECT(param("last_runtime") == 300 * US);
+	EXPECT(usim_task_nice(usim_task_find(1)) == 5);
+}
+
 int main(void)
 {
 	printf("# libusim services through tests/policy/usim_selftest\n");
@@ -162,5 +253,9 @@ int main(void)
 	RUN(t_hrtimer, "hrtimer: fires every 10 ms on the logical clock, cancelled at exit");
 	RUN(t_percpu, "alloc_percpu counters and the spinlock-protected total agree");
 	RUN(t_violations, "contract violations are caught and named");
+	RUN(t_kick_preempt, "saakm_kick_cpu(PREEMPT) from a pinned hrtimer preempts after 100 us");
+	RUN(t_param_cb, "module_param_cb: .set refuses bad values at load and at write");
+	RUN(t_nice_weight, "saakm_nice_weight: the fair class's table, clamped");
+	RUN(t_setattr, "sched_setattr: nice range checked by the class, runtime passed on");
 	return tap_done();
 }

@@ -3,7 +3,7 @@
  * gen: write a synthetic recording of a policy, for the replay tests and
  * the replay speed measurement, without a kernel. Compiled (like the
  * replay engine) with the policy's source and libusim:
- *	gen OUT.rec [-n RECORDS] [-c CPUS] [-t TASKS] [-s SEED] [-P PARAMS] [-i]
+ *	gen OUT.rec [-n RECORDS] [-c CPUS] [-t TASKS] [-s SEED] [-P PARAMS] [-i] [-k]
  *
  * A small model of the class core drives the policy through usim_call()
  * with a seeded random workload: tasks fork, run, tick, yield, block, wake
@@ -15,6 +15,11 @@
  * -i interleaves the records of calls on different CPUs, as in a real
  * recording (records of one call keep their order, CALLs theirs), so the
  * replay's matching by emitting CPU and its coroutines are exercised.
+ *
+ * -k makes every other tick of a running task a preempt() call instead (a
+ * saakm_kick_cpu(..., SAAKM_KICK_PREEMPT) from a policy's hrtimer): the
+ * kernel records it as a PREEMPT call, which runs the policy's tick() when
+ * it has no preempt(). The random sequence is the same with or without.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,7 +34,7 @@
 struct gen {
 	struct saakm_policy *pol;
 	struct saakm_recording rec;
-	int nr_cpus, max_tasks, alive, next_pid, on_cpu;
+	int nr_cpus, max_tasks, alive, next_pid, on_cpu, preempt;
 	int curr[USIM_MAX_CPUS];	/* running pid, -1: idle */
 	int ready[USIM_MAX_CPUS];	/* READY tasks queued there */
 	int *rq_of;			/* by pid: the rq cpu it is queued in, -1 */
@@ -248,7 +253,7 @@ static void step_running(int cpu)
 
 	if (what < 50) {
 		usim_task_add_runtime(p, TICK_NS);
-		call(SAAKM_EV_TICK, cpu, p, 0, cpu);
+		call(G.preempt && (G.seq & 1) ? SAAKM_EV_PREEMPT : SAAKM_EV_TICK, cpu, p, 0, cpu);
 		if (usim_task_state(p) == SAAKM_ST_READY_TICK) {
 			force(p, SAAKM_ST_READY);	/* put_prev_task */
 			leave(cpu);
@@ -342,7 +347,7 @@ int main(int argc, char **argv)
 	G.nr_cpus = 4;
 	G.max_tasks = 16;
 	G.seed = 1;
-	while ((c = getopt(argc, argv, "n:c:t:s:P:i")) != -1) {
+	while ((c = getopt(argc, argv, "n:c:t:s:P:ik")) != -1) {
 		switch (c) {
 		case 'n': records = atol(optarg); break;
 		case 'c': G.nr_cpus = atoi(optarg); break;
@@ -350,6 +355,7 @@ int main(int argc, char **argv)
 		case 's': G.seed = strtoull(optarg, NULL, 10) | 1; break;
 		case 'P': params = optarg; break;
 		case 'i': inter = 1; break;
+		case 'k': G.preempt = 1; break;
 		default: goto usage;
 		}
 	}
@@ -379,6 +385,6 @@ int main(int argc, char **argv)
 	       G.nr_cpus, argv[optind]);
 	return 0;
 usage:
-	fprintf(stderr, "usage: gen OUT.rec [-n RECORDS] [-c CPUS] [-t TASKS] [-s SEED] [-P PARAMS] [-i]\n");
+	fprintf(stderr, "usage: gen OUT.rec [-n RECORDS] [-c CPUS] [-t TASKS] [-s SEED] [-P PARAMS] [-i] [-k]\n");
 	return 2;
 }

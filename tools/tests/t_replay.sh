@@ -14,6 +14,8 @@
 #  - the cached replay program is reused, and rebuilt after an edit;
 #  - synthetic recordings (gen_fifo: seeded random workloads, interleaved
 #    CPUs, with and without steal=1) match, and LIFO diverges on each;
+#  - recordings with PREEMPT calls (gen -k: preempt() from a kick) replay
+#    through fifo's tick(), the default of preempt();
 #  - replay speed on a few million records (reported; must be < 10 s).
 # Usage: t_replay.sh SAAKM_BINARY GEN_FIFO_BINARY. Prints TAP.
 set -u
@@ -182,6 +184,18 @@ done
 "$saakm" dump "$tmp/s.rec" | grep -q "CALL  balance_pick" && "$saakm" dump "$tmp/s.rec" | grep -q "INPUT can_migrate" &&
 	ok "synthetic: steal=1 recordings exercise balance_pick and can_migrate inputs" ||
 	not_ok "synthetic: steal=1 recordings exercise balance_pick and can_migrate inputs"
+
+for seed in 1 2; do
+	"$gen" "$tmp/k.rec" -n 100000 -c 4 -t 16 -s "$seed" -P slice_ms=4 -i -k >/dev/null
+	npre=$("$saakm" dump "$tmp/k.rec" | grep -c "CALL  preempt")
+	replay "$tmp/k.rec" "$fifo"
+	m=$rc
+	replay "$tmp/k.rec" "$tmp/lifo/saakm_fifo.c"
+	[ "$npre" -gt 0 ] && [ "$m" = 0 ] && [ "$rc" = 1 ] &&
+		ok "synthetic seed $seed with PREEMPT calls ($npre): fifo matches through tick(), LIFO diverges" ||
+		not_ok "synthetic seed $seed with PREEMPT calls: fifo matches through tick(), LIFO diverges" \
+			"$npre preempt calls, fifo $m, lifo $rc"
+done
 
 # --- speed ---------------------------------------------------------------------------------------
 "$gen" "$tmp/big.rec" -n 3000000 -c 8 -t 32 -s 5 -P steal=1 -i >/dev/null

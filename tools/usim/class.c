@@ -12,6 +12,12 @@
  *                                     schedule in slot order, put_prev,
  *                                     enter_idle / exit_idle
  *   task_tick_saakm      tick()       tick, resched on READY_TICK
+ *   saakm_kick_cpu       hook_kick()  queued per CPU, run by deliver_kicks()
+ *                                     when the operation (or hrtimer) that
+ *                                     raised it returns, as the irq_work:
+ *                                     preempt (tick) of a running task of
+ *                                     the policy, or newly_idle + pull + pick
+ *                                     on an idle CPU
  *   __saakm_tick, watchdog  check_stalls()
  *   hotplug              uc_cpu_down(), uc_cpu_up()
  *   saakm_unregister_policy  usim_unload() (libusim drains like the kernel)
@@ -39,6 +45,8 @@ struct uc_cpu {
 	unsigned long long exec_start;
 	unsigned long long ready_since;	/* waiting READY tasks, no pick since */
 	unsigned long long next_balance[SAAKM_MAX_POLICIES];	/* by policy rank */
+	bool kicked;			/* a saakm_kick_cpu() waits for delivery */
+	unsigned long long kick_preempt;	/* ... with PREEMPT, policies by rank */
 };
 
 #define TRACE_LINES	256
@@ -74,6 +82,8 @@ static struct {
 	unsigned long trace_n;
 	struct trec notable[NOTABLE_LINES];	/* hotplug, affinity, fork, exit */
 	unsigned long notable_n;
+	bool kick_pending;		/* some CPU has kicked set */
+	struct uc_kick_stats kst;
 } C;
 
 /* Trace and failure. */
@@ -235,6 +245,32 @@ static void hook_error(void *ctx, const char *msg)
 	fail("%s", msg);
 }
 
+static int rank(const struct saakm_policy *pol);
+
+/* saakm_kick_cpu(): remember it; deliver_kicks() carries it out. */
+static void hook_kick(void *ctx, struct saakm_policy *pol, int cpu, unsigned int flags)
+{
+	struct uc_cpu *c = &C.cpus[cpu];
+
+	C.kst.kicks++;
+	c->kicked = true;
+	if (flags & SAAKM_KICK_PREEMPT) {
+		C.kst.preempt_kicks++;
+		c->kick_preempt |= 1ULL << rank(pol);
+	}
+	C.kick_pending = true;
+	uc_trace("kick cpu %d%s", cpu, flags & SAAKM_KICK_PREEMPT ? " (preempt)" : "");
+}
+
+static void deliver_kicks(void);
+
+/* An hrtimer callback returned: its kicks run now, as irq_work at irq exit. */
+static void hook_timer(void *ctx, int cpu)
+{
+	C.kst.timers++;
+	deliver_kicks();
+}
+
 static void hook_call(void *ctx, struct saakm_policy *pol, int ev, int cpu,
 		      struct task_struct *p, int a, long ret)
 {
@@ -366,14 +402,14 @@ static void enqueue(struct task_struct *p, int cpu, bool wakeup);
 static void dequeue(struct task_struct *p, bool sleep);
 
 /* saakm_pull(): take one task of @pol from @src to @dst with balance_pick(). */
-static void pull(struct saakm_policy *pol, int src, int dst)
+static bool pull_one(struct saakm_policy *pol, int src, int dst)
 {
 	struct task_struct *p;
 
 	usim_call(pol, SAAKM_EV_BALANCE_PICK, src, NULL, dst);
 	p = usim_last_task();
 	if (!p)
-		return;
+		return false;
 	if (p->saakm.state == SAAKM_MIGRATING && (int)task_cpu(p) == src && T(p)->queued &&
 	    C.cpus[src].curr != p && cpumask_test_cpu(dst, p->cpus_ptr) && C.cpus[dst].online) {
 		uc_trace("class: migrate task %d cpu %d -> %d", p->pid, src, dst);
@@ -384,6 +420,17 @@ static void pull(struct saakm_policy *pol, int src, int dst)
 		fail("bad-pick: balance_pick(%d, %d) returned task %d that cannot move (state %s, cpu %d)",
 		     src, dst, p->pid, usim_state_name(p->saakm.state), task_cpu(p));
 	}
+	return !C.failed;
+}
+
+/* One balance moves up to ops.balance_max tasks, until balance_pick() says NULL. */
+static void pull(struct saakm_policy *pol, int src, int dst)
+{
+	unsigned int n, max = usim_policy_balance_max(pol);
+
+	for (n = 0; n < max && C.cpus[src].online && C.cpus[dst].online; n++)
+		if (!pull_one(pol, src, dst))
+			break;
 }
 
 static bool valid_src(int src, int dst)
@@ -498,6 +545,64 @@ static void preempt_check(struct task_struct *p, int cpu)
 		 usim_policy_id(p->saakm.policy) != usim_policy_id(curr->saakm.policy) &&
 		 has_work(cpu, curr->saakm.policy))
 		resched(cpu);
+}
+
+/*
+ * The irq_work of saakm_kick_cpu() on @cpu. An idle CPU reschedules and,
+ * having no task of its own, asks the policies' newly_idle() (pulls). A
+ * CPU running a task of a policy that asked for PREEMPT calls its
+ * preempt() (default tick()) and reschedules if the task went READY_TICK.
+ * Anything else: nothing (the CPU asks the policies when its task stops).
+ */
+static void kick_one(int cpu, unsigned long long preempt_mask)
+{
+	struct uc_cpu *c = &C.cpus[cpu];
+	struct task_struct *p = c->curr;
+	struct saakm_policy *pol;
+
+	if (!c->online)
+		return;
+	if (!p || !T(p)->queued) {
+		C.kst.idle_kicks++;
+		update_curr(cpu);
+		balance(cpu, NULL);
+		resched(cpu);
+		return;
+	}
+	pol = p->saakm.policy;
+	if (!pol || !(preempt_mask >> rank(pol) & 1) || p->saakm.state != SAAKM_RUNNING)
+		return;
+	update_curr(cpu);
+	C.kst.preempt_calls++;
+	usim_call(pol, SAAKM_EV_PREEMPT, cpu, p, -1);
+	if (p->saakm.state == SAAKM_READY_TICK) {
+		C.kst.preempted++;
+		resched(cpu);
+	}
+}
+
+/* Carry out the kicks raised so far, and those they raise in turn. */
+static void deliver_kicks(void)
+{
+	int budget = 100000, cpu;
+
+	while (C.kick_pending && !C.failed) {
+		C.kick_pending = false;
+		for (cpu = 0; cpu < C.o.nr_cpus && !C.failed; cpu++) {
+			struct uc_cpu *c = &C.cpus[cpu];
+			unsigned long long mask = c->kick_preempt;
+
+			if (!c->kicked)
+				continue;
+			c->kicked = false;
+			c->kick_preempt = 0;
+			if (!budget--) {
+				fail("kick storm: kicks keep raising kicks (100000 delivered at once)");
+				return;
+			}
+			kick_one(cpu, mask);
+		}
+	}
 }
 
 /* check_placed(): after new_place/unblock_place the task must be READY. */
@@ -710,6 +815,7 @@ static void check_stalls(void)
 
 static int done(void)
 {
+	deliver_kicks();
 	if (!C.failed)
 		uc_check();
 	return C.failed ? -1 : 0;
@@ -723,6 +829,8 @@ int uc_start(const struct uc_opts *opts)
 		.state = hook_state,
 		.error = hook_error,
 		.call = hook_call,
+		.kick = hook_kick,
+		.timer = hook_timer,
 	};
 	int cpu, ret;
 
@@ -758,6 +866,7 @@ int uc_start(const struct uc_opts *opts)
 		fail("no policy %s registered", C.o.policy ? C.o.policy : "");
 		return -ENOENT;
 	}
+	deliver_kicks();
 	return C.failed ? -EINVAL : 0;
 }
 
@@ -951,6 +1060,46 @@ int uc_set_affinity(int pid, unsigned long long mask)
 	return done();
 }
 
+int uc_setattr(int pid, int nice, unsigned long long runtime_ns, int *err)
+{
+	struct uc_task *t = task(pid);
+	int old_nice, ret;
+	unsigned long long old_runtime;
+	struct task_struct *p;
+
+	if (err)
+		*err = 0;
+	if (C.failed || !t)
+		return -1;
+	p = t->p;
+	uc_trace("setattr task %d: nice %d, runtime %llu ns", pid, nice, runtime_ns);
+	if (nice < -20 || nice > 19) {
+		if (err)
+			*err = -EINVAL;	/* the class refuses it before the policy sees it */
+		return done();
+	}
+	/* checkparam_attr sees the attributes asked for; refused, they are undone. */
+	old_nice = usim_task_nice(p);
+	old_runtime = p->saakm.runtime;
+	usim_set_nice(p, nice);
+	usim_set_sched_runtime(p, runtime_ns);
+	ret = usim_call(p->saakm.policy, SAAKM_EV_CHECKPARAM_ATTR, task_cpu(p), p, -1);
+	if (ret) {
+		usim_set_nice(p, old_nice);
+		usim_set_sched_runtime(p, old_runtime);
+		if (err)
+			*err = ret;
+		return done();
+	}
+	usim_call(p->saakm.policy, SAAKM_EV_SETPARAM_ATTR, task_cpu(p), p, -1);
+	return done();
+}
+
+const struct uc_kick_stats *uc_kick_stats(void)
+{
+	return &C.kst;
+}
+
 int uc_set_nice(int pid, int nice)
 {
 	struct uc_task *t = task(pid);
@@ -1061,6 +1210,7 @@ int uc_advance(unsigned long long ns)
 			tick(cpu);
 			for (n = 0; n < usim_nr_policies() && !C.failed; n++)
 				periodic_balance(usim_policy_nth(n), cpu);
+			deliver_kicks();
 		}
 		if (!C.failed)
 			uc_check();
@@ -1083,7 +1233,9 @@ int uc_unload(void)
 		return -1;
 	trace_notable("unload");
 	/* The drain: tasks leave the CPUs and the class (they go to EEVDF). */
+	C.kick_pending = false;
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++) {
+		C.cpus[cpu].kicked = false;
 		if (C.cpus[cpu].curr)
 			usim_set_on_cpu(C.cpus[cpu].curr, 0);
 		C.cpus[cpu].curr = NULL;
@@ -1094,6 +1246,7 @@ int uc_unload(void)
 			INIT_LIST_HEAD(&C.tasks[pid].p->saakm.core_node);
 	usim_unload();
 	C.pol = NULL;
+	C.kick_pending = false;	/* kicks of a policy gone: the kernel drops them too */
 	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {
 		struct uc_task *t = &C.tasks[pid];
 

@@ -20,7 +20,9 @@
  */
 #include <linux/saakm.h>
 #include <linux/saakm_replay.h>
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "usim.h"
@@ -41,6 +43,7 @@ struct saakm_policy {
 	struct list_head tasks;		/* attached tasks, by saakm.policy_node */
 	struct usim_pcpu pcpu[USIM_MAX_CPUS];
 	unsigned long long events[SAAKM_NR_EVENTS];
+	unsigned long long kicks[2];	/* saakm_kick_cpu() calls: plain, PREEMPT */
 };
 
 /* The callback running now and the task it was called for (saakm_ctx). */
@@ -432,9 +435,12 @@ static void timers_run(unsigned long long until)
 			W.now_ns = timer->expires;
 		W.this_cpu = timer->cpu;
 		ret = timer->function ? timer->function(timer) : HRTIMER_NORESTART;
-		W.this_cpu = saved_cpu;
 		if (ret == HRTIMER_RESTART && !timer->queued)
 			timer_link(timer);
+		/* The interrupt returns: the driver runs the irq_work (kicks). */
+		if (W.hooks.timer)
+			W.hooks.timer(W.hooks.ctx, W.this_cpu);
+		W.this_cpu = saved_cpu;
 	}
 }
 
@@ -461,7 +467,7 @@ static struct {
 
 struct usim_param {
 	const char *name;
-	void *addr;
+	void *addr;		/* the variable; for usim_param_type_cb its kernel_param */
 	enum usim_param_type type;
 };
 
@@ -485,6 +491,210 @@ void usim_register_param(const char *name, void *addr, enum usim_param_type type
 	params[nr_params++] = (struct usim_param){ name, addr, type };
 }
 
+void usim_register_param_cb(const struct kernel_param *kp)
+{
+	usim_register_param(kp->name, (void *)kp, usim_param_type_cb);
+}
+
+/*
+ * kstrto*(), as lib/kstrtox.c: base 0 detects 0x/0 prefixes, a '+' (or '-'
+ * for the signed ones) may lead, one trailing newline is allowed, nothing
+ * else; -EINVAL for text that is not a number, -ERANGE for one too big.
+ */
+static int kstrto_parse(const char *s, unsigned int base, bool is_signed, long long *sres,
+			unsigned long long *ures)
+{
+	char buf[64], *end;
+	size_t len;
+
+	if (!s)
+		return -EINVAL;
+	len = strlen(s);
+	if (len && s[len - 1] == '\n')
+		len--;
+	if (!len || len >= sizeof(buf) || isspace((unsigned char)s[0]))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (!is_signed && buf[0] == '-')
+		return -EINVAL;
+	errno = 0;
+	if (is_signed)
+		*sres = strtoll(buf, &end, base);
+	else
+		*ures = strtoull(buf, &end, base);
+	if (*end || end == buf)
+		return -EINVAL;
+	return errno == ERANGE ? -ERANGE : 0;
+}
+
+int kstrtoull(const char *s, unsigned int base, unsigned long long *res)
+{
+	long long unused;
+
+	return kstrto_parse(s, base, false, &unused, res);
+}
+
+int kstrtoll(const char *s, unsigned int base, long long *res)
+{
+	unsigned long long unused;
+
+	return kstrto_parse(s, base, true, res, &unused);
+}
+
+#define KSTRTO_U(name, type, max)					\
+int name(const char *s, unsigned int base, type *res)			\
+{									\
+	unsigned long long v;						\
+	int ret = kstrtoull(s, base, &v);				\
+									\
+	if (ret)							\
+		return ret;						\
+	if (v > (max))							\
+		return -ERANGE;						\
+	*res = v;							\
+	return 0;							\
+}
+#define KSTRTO_S(name, type, min, max)					\
+int name(const char *s, unsigned int base, type *res)			\
+{									\
+	long long v;							\
+	int ret = kstrtoll(s, base, &v);				\
+									\
+	if (ret)							\
+		return ret;						\
+	if (v < (min) || v > (max))					\
+		return -ERANGE;						\
+	*res = v;							\
+	return 0;							\
+}
+KSTRTO_U(kstrtoul, unsigned long, ULONG_MAX)
+KSTRTO_U(kstrtouint, unsigned int, UINT_MAX)
+KSTRTO_U(kstrtou64, u64, ULLONG_MAX)
+KSTRTO_U(usim_kstrtou16, unsigned short, USHRT_MAX)
+KSTRTO_U(usim_kstrtou8, unsigned char, UCHAR_MAX)
+KSTRTO_S(kstrtol, long, LONG_MIN, LONG_MAX)
+KSTRTO_S(kstrtoint, int, INT_MIN, INT_MAX)
+KSTRTO_S(kstrtos64, s64, LLONG_MIN, LLONG_MAX)
+KSTRTO_S(usim_kstrtos16, short, SHRT_MIN, SHRT_MAX)
+
+int kstrtobool(const char *s, bool *res)
+{
+	if (!s)
+		return -EINVAL;
+	switch (s[0]) {
+	case 'y': case 'Y': case '1':
+		*res = true;
+		return 0;
+	case 'n': case 'N': case '0':
+		*res = false;
+		return 0;
+	case 'o': case 'O':
+		if (s[1] == 'n' || s[1] == 'N') {
+			*res = true;
+			return 0;
+		}
+		if (s[1] == 'f' || s[1] == 'F') {
+			*res = false;
+			return 0;
+		}
+		break;
+	}
+	return -EINVAL;
+}
+
+/* The standard param_set_/param_get_ functions and ops (kernel/params.c). */
+#define PARAM_PAGE	4096	/* the .get buffer: a page in the kernel */
+#define STD_PARAM(type, ctype, parse, fmt)					\
+int param_set_##type(const char *val, const struct kernel_param *kp)		\
+{										\
+	return parse(val, 0, (ctype *)kp->arg);				\
+}										\
+int param_get_##type(char *buffer, const struct kernel_param *kp)		\
+{										\
+	return scnprintf(buffer, PARAM_PAGE, fmt "\n", *(ctype *)kp->arg);	\
+}										\
+const struct kernel_param_ops param_ops_##type = {				\
+	.set = param_set_##type, .get = param_get_##type,			\
+}
+STD_PARAM(byte, unsigned char, usim_kstrtou8, "%hhu");
+STD_PARAM(short, short, usim_kstrtos16, "%hi");
+STD_PARAM(ushort, unsigned short, usim_kstrtou16, "%hu");
+STD_PARAM(int, int, kstrtoint, "%i");
+STD_PARAM(uint, unsigned int, kstrtouint, "%u");
+STD_PARAM(long, long, kstrtol, "%li");
+STD_PARAM(ulong, unsigned long, kstrtoul, "%lu");
+STD_PARAM(ullong, unsigned long long, kstrtoull, "%llu");
+
+int param_set_uint_minmax(const char *val, const struct kernel_param *kp,
+			  unsigned int min, unsigned int max)
+{
+	unsigned int v;
+	int ret = kstrtouint(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v < min || v > max)
+		return -EINVAL;
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+int param_set_bool(const char *val, const struct kernel_param *kp)
+{
+	return kstrtobool(val ? val : "1", (bool *)kp->arg);	/* no value: true */
+}
+
+int param_get_bool(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PARAM_PAGE, "%c\n", *(bool *)kp->arg ? 'Y' : 'N');
+}
+
+const struct kernel_param_ops param_ops_bool = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = param_set_bool, .get = param_get_bool,
+};
+
+int param_set_invbool(const char *val, const struct kernel_param *kp)
+{
+	bool b;
+	int ret = kstrtobool(val ? val : "1", &b);
+
+	if (!ret)
+		*(bool *)kp->arg = !b;
+	return ret;
+}
+
+int param_get_invbool(char *buffer, const struct kernel_param *kp)
+{
+	return scnprintf(buffer, PARAM_PAGE, "%c\n", *(bool *)kp->arg ? 'N' : 'Y');
+}
+
+const struct kernel_param_ops param_ops_invbool = {
+	.set = param_set_invbool, .get = param_get_invbool,
+};
+
+int param_set_charp(const char *val, const struct kernel_param *kp)
+{
+	char *copy = strdup(val ? val : "");
+
+	if (!copy)
+		return -ENOMEM;
+	*(char **)kp->arg = copy;
+	return 0;
+}
+
+int param_get_charp(char *buffer, const struct kernel_param *kp)
+{
+	const char *v = *(char **)kp->arg;
+
+	return scnprintf(buffer, PARAM_PAGE, "%s\n", v ? v : "(null)");
+}
+
+const struct kernel_param_ops param_ops_charp = {
+	.set = param_set_charp, .get = param_get_charp,
+};
+
 static int parse_bool(const char *v, bool *out)
 {
 	if (!strcmp(v, "Y") || !strcmp(v, "y") || !strcmp(v, "1") || !strcmp(v, ""))
@@ -505,6 +715,13 @@ static int param_set(struct usim_param *prm, const char *v)
 	bool b;
 
 	switch (prm->type) {
+	case usim_param_type_cb: {
+		const struct kernel_param *kp = prm->addr;
+
+		if (!kp->ops->set)
+			return -EPERM;
+		return kp->ops->set(v, kp);
+	}
 	case usim_param_type_bool:
 	case usim_param_type_invbool:
 		if (parse_bool(v, &b))
@@ -544,7 +761,7 @@ static int param_set(struct usim_param *prm, const char *v)
 int usim_set_params(const char *text)
 {
 	char buf[1024], *save = NULL, *tok;
-	int i;
+	int i, ret;
 
 	if (!text)
 		return 0;
@@ -562,16 +779,107 @@ int usim_set_params(const char *text)
 			usim_error(NULL, "module parameter %s: no such parameter", tok);
 			return -EINVAL;
 		}
-		if (param_set(&params[i], val)) {
+		ret = param_set(&params[i], val);
+		if (ret) {
 			usim_error(NULL, "module parameter %s: bad value '%s'", tok, val);
-			return -EINVAL;
+			return ret < 0 ? ret : -EINVAL;
 		}
 	}
 	return 0;
 }
 
+static void param_text(struct usim_param *prm, char *buf, size_t size);
+
+static struct usim_param *param_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nr_params; i++)
+		if (!strcmp(params[i].name, name))
+			return &params[i];
+	return NULL;
+}
+
+int usim_param_write(const char *name, const char *val)
+{
+	struct usim_param *prm = param_find(name);
+
+	if (!prm)
+		return -ENOENT;
+	return param_set(prm, val);
+}
+
+int usim_param_read(const char *name, char *buf, size_t size)
+{
+	char line[1024];
+	struct usim_param *prm = param_find(name);
+	size_t i;
+
+	if (!prm)
+		return -ENOENT;
+	param_text(prm, line, sizeof(line));
+	snprintf(buf, size, "%s", line);
+	for (i = strlen(buf); i > 0 && buf[i - 1] == '\n'; i--)
+		buf[i - 1] = '\0';
+	return 0;
+}
+
+/* The value of @prm as text (what sysfs shows), without a newline. */
+static void param_text(struct usim_param *prm, char *buf, size_t size)
+{
+	char page[4096];
+	size_t len;
+
+	switch (prm->type) {
+	case usim_param_type_cb: {
+		const struct kernel_param *kp = prm->addr;
+
+		page[0] = '\0';
+		if (kp->ops->get)
+			kp->ops->get(page, kp);
+		len = strcspn(page, "\n");
+		page[len] = '\0';
+		snprintf(buf, size, "%s", page);
+		break;
+	}
+	case usim_param_type_bool:
+	case usim_param_type_invbool:
+		snprintf(buf, size, "%c",
+			 (*(bool *)prm->addr ^ (prm->type == usim_param_type_invbool)) ? 'Y' : 'N');
+		break;
+	case usim_param_type_charp:
+		snprintf(buf, size, "%s", *(char **)prm->addr ? *(char **)prm->addr : "(null)");
+		break;
+	case usim_param_type_byte:
+		snprintf(buf, size, "%u", *(unsigned char *)prm->addr);
+		break;
+	case usim_param_type_short:
+		snprintf(buf, size, "%d", *(short *)prm->addr);
+		break;
+	case usim_param_type_ushort:
+		snprintf(buf, size, "%u", *(unsigned short *)prm->addr);
+		break;
+	case usim_param_type_int:
+		snprintf(buf, size, "%d", *(int *)prm->addr);
+		break;
+	case usim_param_type_uint:
+		snprintf(buf, size, "%u", *(unsigned int *)prm->addr);
+		break;
+	case usim_param_type_long:
+		snprintf(buf, size, "%ld", *(long *)prm->addr);
+		break;
+	case usim_param_type_ulong:
+		snprintf(buf, size, "%lu", *(unsigned long *)prm->addr);
+		break;
+	case usim_param_type_ullong:
+		snprintf(buf, size, "%llu", *(unsigned long long *)prm->addr);
+		break;
+	}
+}
+
 void usim_get_params(char *buf, size_t size)
 {
+	char value[1024];
 	size_t n = 0;
 	int i;
 
@@ -579,45 +887,8 @@ void usim_get_params(char *buf, size_t size)
 		return;
 	buf[0] = '\0';
 	for (i = 0; i < nr_params && n < size; i++) {
-		struct usim_param *prm = &params[i];
-		const char *sep = i ? " " : "";
-
-		switch (prm->type) {
-		case usim_param_type_bool:
-		case usim_param_type_invbool:
-			n += snprintf(buf + n, size - n, "%s%s=%c", sep, prm->name,
-				      (*(bool *)prm->addr ^ (prm->type == usim_param_type_invbool)) ? 'Y' : 'N');
-			break;
-		case usim_param_type_charp:
-			n += snprintf(buf + n, size - n, "%s%s=%s", sep, prm->name,
-				      *(char **)prm->addr ? *(char **)prm->addr : "(null)");
-			break;
-		case usim_param_type_byte:
-			n += snprintf(buf + n, size - n, "%s%s=%u", sep, prm->name, *(unsigned char *)prm->addr);
-			break;
-		case usim_param_type_short:
-			n += snprintf(buf + n, size - n, "%s%s=%d", sep, prm->name, *(short *)prm->addr);
-			break;
-		case usim_param_type_ushort:
-			n += snprintf(buf + n, size - n, "%s%s=%u", sep, prm->name, *(unsigned short *)prm->addr);
-			break;
-		case usim_param_type_int:
-			n += snprintf(buf + n, size - n, "%s%s=%d", sep, prm->name, *(int *)prm->addr);
-			break;
-		case usim_param_type_uint:
-			n += snprintf(buf + n, size - n, "%s%s=%u", sep, prm->name, *(unsigned int *)prm->addr);
-			break;
-		case usim_param_type_long:
-			n += snprintf(buf + n, size - n, "%s%s=%ld", sep, prm->name, *(long *)prm->addr);
-			break;
-		case usim_param_type_ulong:
-			n += snprintf(buf + n, size - n, "%s%s=%lu", sep, prm->name, *(unsigned long *)prm->addr);
-			break;
-		case usim_param_type_ullong:
-			n += snprintf(buf + n, size - n, "%s%s=%llu", sep, prm->name,
-				      *(unsigned long long *)prm->addr);
-			break;
-		}
+		param_text(&params[i], value, sizeof(value));
+		n += snprintf(buf + n, size - n, "%s%s=%s", i ? " " : "", params[i].name, value);
 	}
 }
 
@@ -761,6 +1032,11 @@ void usim_set_nice(struct task_struct *p, int nice)
 int usim_task_nice(const struct task_struct *p)
 {
 	return task_nice(p);
+}
+
+void usim_set_sched_runtime(struct task_struct *p, unsigned long long ns)
+{
+	p->saakm.runtime = ns;
 }
 
 void usim_task_add_runtime(struct task_struct *p, unsigned long long ns)
@@ -1001,6 +1277,44 @@ void *saakm_priv(const struct saakm_policy *pol)
 	return pol->priv;
 }
 
+/*
+ * saakm_kick_cpu(): counted, and handed to the driver (usim_hooks.kick),
+ * which carries it out after the current callback, as the kernel's
+ * irq_work does. Without a driver hook (replay) the kick has no effect:
+ * a recording holds the PREEMPT calls it caused.
+ */
+void saakm_kick_cpu(struct saakm_policy *pol, int cpu, unsigned int flags)
+{
+	if (cpu < 0 || cpu >= (int)nr_cpu_ids) {
+		usim_error(pol, "policy %s: saakm_kick_cpu: cpu %d out of range", pol->ops.name, cpu);
+		return;
+	}
+	pol->kicks[!!(flags & SAAKM_KICK_PREEMPT)]++;
+	if (W.hooks.kick)
+		W.hooks.kick(W.hooks.ctx, pol, cpu, flags);
+}
+
+/*
+ * The fair class's weights by nice value, sched_prio_to_weight[] of
+ * kernel/sched/core.c: 1024 at nice 0, each step about 1.25x (10% of CPU
+ * between two tasks one nice level apart).
+ */
+static const unsigned int nice_weights[40] = {
+	/* -20 */ 88761, 71755, 56483, 46273, 36291,
+	/* -15 */ 29154, 23254, 18705, 14949, 11916,
+	/* -10 */  9548,  7620,  6100,  4904,  3906,
+	/*  -5 */  3121,  2501,  1991,  1586,  1277,
+	/*   0 */  1024,   820,   655,   526,   423,
+	/*   5 */   335,   272,   215,   172,   137,
+	/*  10 */   110,    87,    70,    56,    45,
+	/*  15 */    36,    29,    23,    18,    15,
+};
+
+unsigned int saakm_nice_weight(int nice)
+{
+	return nice_weights[clamp(nice, -20, 19) + 20];
+}
+
 /* Policies. */
 
 static bool ops_valid(const struct saakm_ops *ops)
@@ -1146,6 +1460,16 @@ unsigned int usim_policy_timeout_ms(const struct saakm_policy *pol)
 	return pol->ops.timeout_ms;
 }
 
+unsigned int usim_policy_balance_max(const struct saakm_policy *pol)
+{
+	return pol->ops.balance_max ? pol->ops.balance_max : 1;
+}
+
+unsigned long long usim_kick_count(const struct saakm_policy *pol, int preempt)
+{
+	return pol->kicks[!!preempt];
+}
+
 int usim_nr_timers(void)
 {
 	struct hrtimer *t;
@@ -1181,6 +1505,8 @@ int usim_has_callback(const struct saakm_policy *pol, int ev)
 
 	if (ev == SAAKM_EV_MIGRATED)
 		return 0;
+	if (ev == SAAKM_EV_PREEMPT)	/* its default is tick() */
+		return o->preempt || o->tick;
 	switch (ev) {
 #define HAS(NAME, name) case SAAKM_EV_##NAME: return o->name != NULL;
 	SAAKM_EVENTS(HAS)
@@ -1237,7 +1563,7 @@ static long call_inner(struct saakm_policy *pol, int ev, int cpu, struct task_st
 		tcpu = 0;
 	/* The task of a per-CPU task event is on that CPU's runqueue: task_cpu(p) == cpu. */
 	if (p && (ev == SAAKM_EV_NEW_PLACE || ev == SAAKM_EV_UNBLOCK_PLACE || ev == SAAKM_EV_BLOCK ||
-		  ev == SAAKM_EV_YIELD || ev == SAAKM_EV_TICK))
+		  ev == SAAKM_EV_YIELD || ev == SAAKM_EV_TICK || ev == SAAKM_EV_PREEMPT))
 		p->usim_cpu = cpu;
 	switch (ev) {
 	case SAAKM_EV_NEW_PREPARE:
@@ -1259,6 +1585,11 @@ static long call_inner(struct saakm_policy *pol, int ev, int cpu, struct task_st
 	case SAAKM_EV_YIELD:
 		return o->yield ? CALL_VOID(ev, cpu, p, o->yield(pol, p, cpu)) : 0;
 	case SAAKM_EV_TICK:
+		return o->tick ? CALL_VOID(ev, cpu, p, o->tick(pol, p, cpu)) : 0;
+	case SAAKM_EV_PREEMPT:
+		/* Counted as PREEMPT either way, as the kernel counts it. */
+		if (o->preempt)
+			return CALL_VOID(ev, cpu, p, o->preempt(pol, p, cpu));
 		return o->tick ? CALL_VOID(ev, cpu, p, o->tick(pol, p, cpu)) : 0;
 	case SAAKM_EV_TERMINATE:
 		return CALL_VOID(ev, tcpu, p, o->terminate(pol, p));
@@ -1289,10 +1620,10 @@ static long call_inner(struct saakm_policy *pol, int ev, int cpu, struct task_st
 		usim_detach(p);
 		return 0;
 	case SAAKM_EV_CHECKPARAM_ATTR:
-		attr = (struct saakm_attr){ .nice = task_nice(p) };
+		attr = (struct saakm_attr){ .nice = task_nice(p), .runtime = p->saakm.runtime };
 		return o->checkparam_attr ? CALL(ev, tcpu, p, o->checkparam_attr(pol, p, &attr)) : 0;
 	case SAAKM_EV_SETPARAM_ATTR:
-		attr = (struct saakm_attr){ .nice = task_nice(p) };
+		attr = (struct saakm_attr){ .nice = task_nice(p), .runtime = p->saakm.runtime };
 		return o->setparam_attr ? CALL_VOID(ev, tcpu, p, o->setparam_attr(pol, p, &attr)) : 0;
 	default:
 		usim_error(NULL, "usim_call: event %d has no callback", ev);

@@ -54,6 +54,11 @@ struct saakm_policy;
  *	policy, task, states. usim_call() still returns normally.
  * @call: after each usim_call() of a callback the policy implements, with
  *	its arguments and what usim_call() returns (for tracing)
+ * @kick: the policy called saakm_kick_cpu(@pol, @cpu, @flags) (checked:
+ *	@cpu is a possible CPU); the driver carries it out once the current
+ *	callback or hrtimer returned, as the kernel's irq_work does
+ * @timer: an hrtimer callback of @cpu returned (and was re-armed if it
+ *	asked): the point where the kernel runs irq_work raised in it
  */
 struct usim_hooks {
 	void *ctx;
@@ -62,6 +67,8 @@ struct usim_hooks {
 	void (*error)(void *ctx, const char *msg);
 	void (*call)(void *ctx, struct saakm_policy *pol, int ev, int cpu,
 		     struct task_struct *p, int a, long ret);
+	void (*kick)(void *ctx, struct saakm_policy *pol, int cpu, unsigned int flags);
+	void (*timer)(void *ctx, int cpu);
 };
 
 /* World. */
@@ -81,6 +88,12 @@ int usim_cpu_online(int cpu);
 int usim_set_params(const char *params);
 /* Write the current parameters as "name=value ..." into @buf. */
 void usim_get_params(char *buf, size_t size);
+/* A write to /sys/module/M/parameters/@name: parsed (module_param_cb():
+ * its .set, which may refuse), at any time. 0, the .set's negative errno,
+ * -EINVAL for a value a plain parameter cannot parse, -ENOENT, -EPERM. */
+int usim_param_write(const char *name, const char *val);
+/* Its value as text (the .get of a module_param_cb()), no newline. */
+int usim_param_read(const char *name, char *buf, size_t size);
 /* module_init: 0 or its negative errno. Registered policies get init and
  * core_entry on every online CPU, as saakm_register_policy() does. */
 int usim_load(void);
@@ -120,6 +133,9 @@ unsigned long long usim_task_affinity(const struct task_struct *p);
 void usim_set_task_cpu(struct task_struct *p, int cpu);
 void usim_set_nice(struct task_struct *p, int nice);
 int usim_task_nice(const struct task_struct *p);
+/* sched_attr.sched_runtime: struct saakm_attr's runtime in checkparam_attr
+ * and setparam_attr calls (p->saakm.runtime). */
+void usim_set_sched_runtime(struct task_struct *p, unsigned long long ns);
 /* p->se.sum_exec_runtime += @ns (what saakm_running_ns() measures). */
 void usim_task_add_runtime(struct task_struct *p, unsigned long long ns);
 /* Attach @p to @pol in @state (NOT_QUEUED, or BLOCKED for a sleeping
@@ -146,10 +162,11 @@ void usim_force_state(struct task_struct *p, int state);
  *
  * Sets the callback context saakm_change_state() checks (which callback,
  * for which task), calls, clears it. For new_place, unblock_place, block,
- * yield and tick it also sets task_cpu(@p) to @cpu, as it is in the kernel
+ * yield, tick and preempt it also sets task_cpu(@p) to @cpu, as it is in the kernel
  * (the task is on that CPU's runqueue). A missing callback gives the class's
  * default: new_prepare/unblock_prepare the task's CPU, newly_idle and
- * balancing_select -1, balance_pick/schedule NULL, checkparam 0.
+ * balancing_select -1, balance_pick/schedule NULL, checkparam 0, preempt
+ * tick().
  * NEW_PREPARE attaches @p first if needed; FREE_METADATA detaches it after.
  *
  * Return: the int the callback returned, the pid of the task it returned
@@ -194,6 +211,10 @@ int usim_nr_events(void);
 unsigned int usim_policy_nr_ready(const struct saakm_policy *pol, int cpu);
 unsigned int usim_policy_balance_ms(const struct saakm_policy *pol);
 unsigned int usim_policy_timeout_ms(const struct saakm_policy *pol);
+/* ops.balance_max, 0 read as 1: tasks one balance may move. */
+unsigned int usim_policy_balance_max(const struct saakm_policy *pol);
+/* saakm_kick_cpu() calls of @pol, without (@preempt 0) or with SAAKM_KICK_PREEMPT. */
+unsigned long long usim_kick_count(const struct saakm_policy *pol, int preempt);
 /* hrtimers armed now. */
 int usim_nr_timers(void);
 unsigned long long usim_event_count(const struct saakm_policy *pol, int ev);

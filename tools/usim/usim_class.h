@@ -12,7 +12,12 @@
  * the CPU has no work left), hotplug pushes every runnable task off the CPU
  * (block, unblock_place elsewhere) and closes it with core_exit, and so on.
  * There are no other scheduling classes: a CPU with no SaaKM task is idle.
- * Reschedules happen at once (no IPI latency).
+ * Reschedules happen at once (no IPI latency). A saakm_kick_cpu() is
+ * carried out when the operation, tick or hrtimer callback that raised it
+ * returns (the kernel's irq_work): PREEMPT calls preempt() (default tick())
+ * for a RUNNING task of the kicking policy and reschedules if it went
+ * READY_TICK; a kick of an idle CPU runs newly_idle/balance_pick (up to
+ * ops.balance_max tasks) and picks. uc_kick_stats() counts them.
  *
  * After every operation it checks the invariants: every transition legal
  * (libusim's state machine), no task lost (every runnable task is running,
@@ -75,6 +80,11 @@ int uc_yield(int pid);		/* the running task calls sched_yield() */
 int uc_exit(int pid);		/* a task exits (running: it blocks first) */
 int uc_set_affinity(int pid, unsigned long long mask);	/* sched_setaffinity() */
 int uc_set_nice(int pid, int nice);	/* setpriority(): setparam_attr */
+/* sched_setattr() of an attached task: nice and sched_runtime (ns) are
+ * checked (nice outside -20..19: -EINVAL without asking the policy; then
+ * checkparam_attr) and applied (setparam_attr). *@err (may be NULL): 0
+ * or the errno sched_setattr() returns. */
+int uc_setattr(int pid, int nice, unsigned long long runtime_ns, int *err);
 int uc_cpu_down(int cpu);	/* hotplug: tasks pushed away, core_exit */
 int uc_cpu_up(int cpu);		/* hotplug: core_entry */
 /* Let @ns pass: CPU time, hrtimers, ticks on every online CPU, watchdog. */
@@ -99,6 +109,22 @@ struct saakm_policy *uc_policy(void);
 unsigned long long uc_calls(int ev);
 /* Tasks of the policy that are runnable and waiting (READY) on @cpu. */
 unsigned int uc_nr_ready(int cpu);
+/**
+ * struct uc_kick_stats - saakm_kick_cpu() in this world
+ * @kicks: calls (any flags)
+ * @preempt_kicks: calls with SAAKM_KICK_PREEMPT
+ * @preempt_calls: preempt() (or its default tick()) calls they made
+ * @preempted: of those, the task went READY_TICK and lost its CPU
+ * @idle_kicks: kicks delivered to an idle CPU (newly_idle, pull, pick)
+ * @timers: hrtimer callbacks run
+ *
+ * Several kicks of one CPU before delivery are carried out once, like a
+ * queued irq_work.
+ */
+struct uc_kick_stats {
+	unsigned long long kicks, preempt_kicks, preempt_calls, preempted, idle_kicks, timers;
+};
+const struct uc_kick_stats *uc_kick_stats(void);
 /* Runs the invariant checks now; 0 if they hold. */
 int uc_check(void);
 
