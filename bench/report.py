@@ -4,12 +4,14 @@
     report.py OUTDIR
 
 OUTDIR (written by bench/run.sh) holds host.txt and one directory per guest
-(main/, nopol-patched-N/, nopol-vanilla-N/, multipol/, record/), each with runs.tsv,
+(main/, nopol-patched-N/, nopol-vanilla-N/, multipol/, record/, dispersive/),
+each with runs.tsv,
 env.txt and raw/<workload>.<config>.<rep>.out. Only runs marked valid (the
 workload's tasks were checked to be in the intended class, exit status 0)
 are used. Means are given with a 95% confidence interval from Student's t
 distribution; comparisons give the difference of the means in % of the
-reference with the 95% interval of that difference (Welch).
+reference with the 95% interval of that difference (Welch). The dispersive
+study's tables and plot come from bench/dispersive/plot.py.
 """
 import json
 import math
@@ -45,9 +47,20 @@ DESCR = {
     "stockfish": "stockfish bench",
     "ffmpeg": "ffmpeg mpeg4 encode",
 }
-CFG_NAME = {"eevdf": "EEVDF", "ext": "ext (ext_fifo)", "saakm": "SaaKM (fifo)",
-            "nopol": "EEVDF", "saakm1": "1 policy", "saakm8": "8 policies",
-            "saakmrec": "SaaKM (fifo), recorded"}
+
+
+def config_labels(out):
+    """{configuration: label} from the run's snapshot of bench/configs (the
+    table's last field), or from the repository's table."""
+    path = os.path.join(out, "configs")
+    if not os.path.exists(path):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
+    labels = {}
+    for line in open(path):
+        f = line.split()
+        if f and not f[0].startswith("#") and len(f) >= 6:
+            labels[f[0]] = " ".join(f[5:])
+    return labels
 
 # two-sided 95% Student t quantiles, df 1..30
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
@@ -336,6 +349,18 @@ def main():
                ("saakm", "not recorded"), ("saakmrec", "recorded"), "recording_overhead",
                ("recording costs at most 10% (perf bench sched pipe)", 10), res, goals, md,
                all_runs, only=("pipe", "pipe_1cpu"))
+
+    # --- dispersive load (bench/dispersive/plot.py) ---------------------------
+    gdir = os.path.join(out, "dispersive")
+    if os.path.isdir(gdir):
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dispersive"))
+        import plot as dispersive_plot
+        _, runs, env = load_guest(gdir)
+        all_runs["dispersive"] = runs
+        dmd, dgoals, dres = dispersive_plot.study(out, runs, host)
+        md.extend(dmd)
+        goals.extend(dgoals)
+        res["studies"]["dispersive"] = {"env": env, **dres}
 
     if goals:
         md.append("## Goals\n")

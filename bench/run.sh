@@ -2,8 +2,9 @@
 # Benchmark runner (host side): `make bench`, `make bench-overhead`,
 # `make bench-smoke` call it.
 #
-#   bench/run.sh [--study main|overhead|record|all] [--mode icount|realtime]
-#                [--cpus N] [--reps N] [--workloads "a b"] [--smoke]
+#   bench/run.sh [--study main|overhead|record|dispersive|all]
+#                [--mode icount|realtime] [--cpus N] [--reps N]
+#                [--workloads "a b"] [--configs "a b"] [--smoke]
 #                [--out DIR] [--timeout SECS] [--local]
 #
 # --local runs the in-guest part (bench/guest.sh) on this machine instead of
@@ -20,6 +21,11 @@
 #           (c) the pipe round trip under SaaKM vs. EEVDF comes from main.
 # record    saakm_fifo with the recorder off vs. on (issue 12's overhead
 #           target, perf bench sched pipe), interleaved in one guest.
+# dispersive  the ghOSt/Shinjuku experiment (bench/dispersive): EEVDF, SaaKM
+#           fifo, SaaKM shinjuku and the tree's scx_central, one guest,
+#           p99 latency vs. offered load (not part of --study all).
+# --configs replaces the configurations of the main (or dispersive) study:
+#           names from bench/configs, e.g. "eevdf eevdf_mod wfq ext_wfq".
 # Results: build/bench/<time>/ (results.json, results.md, chart.png, the raw
 # per-run outputs and console logs); build/bench/latest points at it.
 # Exit status: 0 if every guest ran and no run was rejected.
@@ -32,6 +38,7 @@ mode=${BENCH_MODE:-icount}
 cpus=${BENCH_CPUS:-2}
 reps=${BENCH_REPS:-5}
 workloads=${BENCH_WORKLOADS:-}
+configs=${BENCH_CONFIGS:-}
 size=full
 out=
 timeout_s=${BENCH_TIMEOUT:-3600}
@@ -47,7 +54,8 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
 	--local) local_run=1 ;;
-	-h | --help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--configs) configs=$2; shift ;;
+	-h | --help) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
@@ -81,18 +89,45 @@ snap_kernel() { # NAME TREE -> prints the snapshot directory
 	cp "$2/.config" "$d/.config" 2>/dev/null
 	echo "$d"
 }
+# The configurations of each study (bench/configs names them all).
+main_cfgs=${configs:-eevdf ext saakm}
+disp_cfgs=${configs:-eevdf saakm shinjuku scx_central}
+case $study in
+main) need="$main_cfgs" ;;
+overhead) need="nopol saakm1 saakm8" ;;
+record) need="saakm saakmrec" ;;
+all) need="$main_cfgs nopol saakm1 saakm8 saakm saakmrec" ;;
+dispersive) need="$disp_cfgs" ;;
+*) die "--study main|overhead|record|dispersive|all" ;;
+esac
+# Snapshots of the table and of every module the studies load; a policy or
+# sched_ext scheduler that is not built is an error naming the file.
+cp "$root/bench/configs" "$out/configs"
 mkdir -p "$out/modules"
-cp "$root/policies/fifo/saakm_fifo.ko" "$out/modules/" 2>/dev/null
-cp "$root/bench/nullpol/saakm_nullpol.ko" "$out/modules/" 2>/dev/null
+for c in $need; do
+	line=$(awk -v n="$c" '$1 !~ /^#/ && $1 == n { print; exit }' "$out/configs")
+	[ -n "$line" ] || die "unknown configuration $c (not in bench/configs)"
+	set -- $line
+	mod=${3%%:*} scx=${4%%:*}
+	if [ "$mod" != - ]; then
+		[ -f "$root/$mod" ] || die "configuration $c: $mod missing (not built: make modules, or build that policy)"
+		cp "$root/$mod" "$out/modules/"
+	fi
+	[ "$scx" = - ] || [ -x "$root/$scx" ] || die "configuration $c: $scx missing (not built: make bench-progs)"
+	case ",$5," in *,policies=*)
+		[ -f "$root/bench/nullpol/saakm_nullpol.ko" ] || die "configuration $c: bench/nullpol/saakm_nullpol.ko missing (make bench-progs)"
+		cp "$root/bench/nullpol/saakm_nullpol.ko" "$out/modules/" ;;
+	esac
+done
 [ -n "$local_run" ] || KDIR=$(snap_kernel patched "$KDIR")
-export BENCH_FIFO_KO=$out/modules/saakm_fifo.ko BENCH_NULL_KO=$out/modules/saakm_nullpol.ko
+export BENCH_MODDIR=$out/modules BENCH_CONFIG_TABLE=$out/configs
 rc=0
 # guest NAME KERNEL_DIR ENV...: boot one guest running bench/guest.sh into $out/NAME
 guest() {
 	local name=$1 kdir=$2
 	shift 2
 	[ -n "$local_run" ] || log "bench: guest '$name' ($cpus vCPUs, $mode, kernel ${kdir#"$root"/})"
-	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps BENCH_FIFO_KO='$BENCH_FIFO_KO' BENCH_NULL_KO='$BENCH_NULL_KO' $*"
+	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps BENCH_MODDIR='$BENCH_MODDIR' BENCH_CONFIG_TABLE='$BENCH_CONFIG_TABLE' $*"
 	if [ -n "$local_run" ]; then
 		log "bench: running '$name' on this machine ($(uname -r), $(nproc) CPUs)"
 		eval "env $envs sh '$out/guest.sh' '$out/$name'" 2>&1 | tee "$out/$name.console.log" | grep '^bench: '
@@ -109,7 +144,7 @@ guest() {
 }
 
 if [ "$study" = main ] || [ "$study" = all ]; then
-	guest main "$KDIR" BENCH_CONFIGS="'eevdf ext saakm'" ${workloads:+BENCH_WORKLOADS="'$workloads'"}
+	guest main "$KDIR" BENCH_CONFIGS="'$main_cfgs'" ${workloads:+BENCH_WORKLOADS="'$workloads'"}
 fi
 if [ "$study" = overhead ] || [ "$study" = all ]; then
 	ow=${BENCH_OVERHEAD_WORKLOADS:-pipe pipe_1cpu hackbench_proc messaging}
@@ -128,6 +163,10 @@ if [ "$study" = overhead ] || [ "$study" = all ]; then
 fi
 if [ "$study" = record ] || [ "$study" = all ]; then
 	guest record "$KDIR" BENCH_CONFIGS="'saakm saakmrec'" BENCH_WORKLOADS="'${BENCH_RECORD_WORKLOADS:-pipe pipe_1cpu hackbench_proc}'"
+fi
+if [ "$study" = dispersive ]; then
+	guest dispersive "$KDIR" BENCH_CONFIGS="'$disp_cfgs'" BENCH_WORKLOADS=dispersive \
+		${BENCH_DISP_SECS:+BENCH_DISP_SECS=$BENCH_DISP_SECS} ${BENCH_DISP_LOADS:+BENCH_DISP_LOADS=$BENCH_DISP_LOADS}
 fi
 
 "$VENV/bin/python" "$root/bench/report.py" "$out" || rc=1

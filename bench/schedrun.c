@@ -2,7 +2,11 @@
 /*
  * schedrun: run a command under a chosen scheduling class and prove it.
  *
- *   schedrun [-o FILE] [-l LABEL] eevdf|ext|saakm:NAME|saakm:ID -- CMD [ARGS...]
+ *   schedrun [-o FILE] [-l LABEL] [-x COMM] CLASS -- CMD [ARGS...]
+ *
+ * CLASS is eevdf, ext (any sched_ext scheduler), ext:OPS (the sched_ext
+ * scheduler whose ops are named OPS, e.g. ext_fifo, central), or
+ * saakm:NAME / saakm:ID (a SaaKM policy).
  *
  * The child switches itself to SCHED_NORMAL (0), SCHED_EXT (7) or
  * SCHED_SAAKM (8, with the policy id) with sched_setattr(), checks it with
@@ -14,11 +18,21 @@
  * most every 500 ms, so the sampling costs the same little in every
  * configuration). A task of the wrong class makes the run invalid: exit 3.
  * A SCHED_EXT task with no BPF scheduler loaded runs on EEVDF while its
- * policy still reads 7, hence the ext.enabled check.
+ * policy still reads 7, hence the ext.enabled check. For ext:OPS every
+ * sample (and the moments before and after CMD) also reads
+ * /sys/kernel/sched_ext/state and root/ops: another sched_ext scheduler
+ * than OPS makes the run invalid. For saakm every sampled thread's
+ * sched_getattr() must name the policy's id (policy 8 alone does not say
+ * which policy).
+ *
+ * -x COMM exempts threads named COMM from the class check if they are
+ * SCHED_FIFO or SCHED_RR (counted as exempt=N): a workload's load
+ * generator that stands outside the scheduler under test
+ * (bench/dispersive's "disp-gen"). Such a thread in any other class is bad.
  *
  * On exit it prints (and appends to FILE) one line:
  *   schedrun: label=L want=7 ok=1 samples=S threads=T bad=B first_bad=...
- *             elapsed_s=X status=RC
+ *             elapsed_s=X status=RC exempt=E
  * Exit status: CMD's status, 3 if the class check failed, 126/127 if CMD
  * could not be started.
  */
@@ -42,8 +56,68 @@
 #include "saakm.h"		/* tools/lib: SCHED_SAAKM, struct saakm_sched_attr */
 
 static int want_policy, want_id;
-static long samples, threads, bad;
+static const char *want_ops;		/* ext:OPS, or NULL */
+static const char *exempt_comm;		/* -x COMM, or NULL */
+static long samples, threads, bad, exempt;
 static char first_bad[128];
+
+static void mark_bad(const char *fmt, int a, int b, int c)
+{
+	if (!bad++)
+		snprintf(first_bad, sizeof(first_bad), fmt, a, b, c);
+}
+
+/* First line of a small file, newline stripped; "" if unreadable. */
+static void read_line(const char *path, char *buf, int size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	if (fgets(buf, size, f))
+		buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+/* For ext:OPS: the enabled sched_ext scheduler must be OPS. */
+static void check_ext_ops(void)
+{
+	char state[32], ops[64];
+
+	if (!want_ops)
+		return;
+	read_line("/sys/kernel/sched_ext/state", state, sizeof(state));
+	read_line("/sys/kernel/sched_ext/root/ops", ops, sizeof(ops));
+	if (strcmp(state, "enabled") || strcmp(ops, want_ops)) {
+		if (!bad++)
+			snprintf(first_bad, sizeof(first_bad), "sched_ext:%s:ops:%s",
+				 state[0] ? state : "?", ops[0] ? ops : "?");
+	}
+}
+
+/* The SaaKM policy id of @tid (sched_getattr), -1 if it cannot be read. */
+static int saakm_id_of(int tid)
+{
+	struct saakm_sched_attr a;
+
+	memset(&a, 0, sizeof(a));
+	if (syscall(SYS_sched_getattr, tid, &a, sizeof(a), 0))
+		return -1;
+	return a.sched_saakm_id;
+}
+
+/* A thread outside the class that -x allows: named COMM, SCHED_FIFO/RR. */
+static int exempted(int pid, int tid, int policy)
+{
+	char path[96], comm[64];
+
+	if (!exempt_comm || (policy != SCHED_FIFO && policy != SCHED_RR))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", pid, tid);
+	read_line(path, comm, sizeof(comm));
+	return !strcmp(comm, exempt_comm);
+}
 
 /* A policy name or id to its id (libsaakm parses /proc/saakm); -1 if not loaded. */
 static int saakm_lookup(const char *name)
@@ -98,10 +172,20 @@ static void check_thread(int pid, int tid)
 	if (policy < 0)
 		return;
 	threads++;
+	if (policy != want_policy && exempted(pid, tid, policy)) {
+		exempt++;
+		return;
+	}
 	if (policy != want_policy || (want_policy == SCHED_EXT && ext != 1)) {
-		if (!bad++)
-			snprintf(first_bad, sizeof(first_bad), "tid%d:policy%d:ext%d",
-				 tid, policy, ext);
+		mark_bad("tid%d:policy%d:ext%d", tid, policy, ext);
+		return;
+	}
+	if (want_policy == SCHED_SAAKM) {
+		int id = saakm_id_of(tid);
+
+		/* -1: the thread exited between the two reads */
+		if (id >= 0 && id != want_id)
+			mark_bad("tid%d:saakm_id%d:want%d", tid, id, want_id);
 	}
 }
 
@@ -138,6 +222,7 @@ static void sample(int root)
 		}
 	} while (changed);
 	samples++;
+	check_ext_ops();
 	for (i = 0; i < n; i++) {
 		if (in[i] != 1)
 			continue;
@@ -173,7 +258,7 @@ static void *sampler(void *arg)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: schedrun [-o FILE] [-l LABEL] eevdf|ext|saakm:NAME|saakm:ID -- CMD [ARGS...]\n");
+	fprintf(stderr, "usage: schedrun [-o FILE] [-l LABEL] [-x COMM] eevdf|ext|ext:OPS|saakm:NAME|saakm:ID -- CMD [ARGS...]\n");
 	return 2;
 }
 
@@ -186,11 +271,13 @@ int main(int argc, char **argv)
 	double t0, el;
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "+o:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "+o:l:x:")) != -1) {
 		if (opt == 'o')
 			out = optarg;
 		else if (opt == 'l')
 			label = optarg;
+		else if (opt == 'x')
+			exempt_comm = optarg;
 		else
 			return usage();
 	}
@@ -205,6 +292,9 @@ int main(int argc, char **argv)
 		want_policy = SCHED_OTHER;
 	} else if (!strcmp(cls, "ext")) {
 		want_policy = SCHED_EXT;
+	} else if (!strncmp(cls, "ext:", 4) && cls[4]) {
+		want_policy = SCHED_EXT;
+		want_ops = cls + 4;
 	} else if (!strncmp(cls, "saakm:", 6)) {
 		want_policy = SCHED_SAAKM;
 		want_id = saakm_lookup(cls + 6);
@@ -221,6 +311,7 @@ int main(int argc, char **argv)
 	if (want_policy != SCHED_SAAKM)
 		a.size = 56;
 
+	check_ext_ops();
 	t0 = now();
 	pid = fork();
 	if (pid < 0)
@@ -246,6 +337,7 @@ int main(int argc, char **argv)
 	el = now() - t0;
 	pthread_cancel(th);
 	pthread_join(th, NULL);
+	check_ext_ops();
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	/* a run that ended before the first sample was checked by the child */
 	ok = !bad && rc != 126 && rc != 127;
@@ -255,9 +347,9 @@ int main(int argc, char **argv)
 
 		if (!o)
 			continue;
-		fprintf(o, "schedrun: label=%s want=%d ok=%d samples=%ld threads=%ld bad=%ld first_bad=%s elapsed_s=%.6f status=%d\n",
+		fprintf(o, "schedrun: label=%s want=%d ok=%d samples=%ld threads=%ld bad=%ld first_bad=%s elapsed_s=%.6f status=%d exempt=%ld\n",
 			label, want_policy, ok, samples, threads, bad,
-			first_bad[0] ? first_bad : "-", el, rc);
+			first_bad[0] ? first_bad : "-", el, rc, exempt);
 	}
 	if (f)
 		fclose(f);
