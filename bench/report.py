@@ -49,18 +49,22 @@ DESCR = {
 }
 
 
-def config_labels(out):
-    """{configuration: label} from the run's snapshot of bench/configs (the
-    table's last field), or from the repository's table."""
+def config_table(out):
+    """{configuration: {"class": .., "label": ..}} from the run's snapshot of
+    bench/configs, or from the repository's table."""
     path = os.path.join(out, "configs")
     if not os.path.exists(path):
         path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
-    labels = {}
+    table = {}
     for line in open(path):
         f = line.split()
         if f and not f[0].startswith("#") and len(f) >= 6:
-            labels[f[0]] = " ".join(f[5:])
-    return labels
+            table[f[0]] = {"class": f[1], "label": " ".join(f[5:])}
+    return table
+
+
+def config_labels(out):
+    return {c: t["label"] for c, t in config_table(out).items()}
 
 # two-sided 95% Student t quantiles, df 1..30
 T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,

@@ -44,19 +44,32 @@ def kv(s):
     return d
 
 
-def collect(gdir, runs):
-    """-> ({config: {load: {key: [values over reps]}}}, calibration dict)"""
+# sched_getscheduler() the workers must have seen, by class kind
+WANT_POLICY = {"eevdf": 0, "ext": 7, "saakm": 8}
+
+
+def collect(gdir, runs, table):
+    """-> ({config: {load: {key: [values over reps]}}}, calibration dict).
+    A valid run without load points, or whose workers saw another policy
+    than the configuration's class, is marked invalid here (with why)."""
     data, calib = {}, {}
     for r in runs:
         if r["workload"] != "dispersive" or not r["valid"]:
             continue
         path = os.path.join(gdir, "raw", f"dispersive.{r['config']}.{r['rep']}.out")
         text = open(path, errors="replace").read() if os.path.exists(path) else ""
+        points = [kv(line) for line in POINT.findall(text)]
+        want = WANT_POLICY.get(table.get(r["config"], {}).get("class", "?").split(":")[0])
+        seen = {p.get("worker_policy") for p in points}
+        if not points or seen != {want}:
+            r["valid"] = False
+            r["why"] = ("no load point in the output" if not points else
+                        f"workers saw policy {sorted(seen)}, want {want}")
+            continue
         m = CALIB.findall(text)
         if m:
             calib = kv(m[-1])
-        for line in POINT.findall(text):
-            p = kv(line)
+        for p in points:
             if "load" not in p:
                 continue
             per = data.setdefault(r["config"], {}).setdefault(round(p["load"], 3), {})
@@ -175,8 +188,9 @@ def chart(data, labels, path, host):
 def study(out, runs, host):
     """-> (markdown lines, goals [(text, met, figures)], json-able result)"""
     gdir = os.path.join(out, "dispersive")
-    data, calib = collect(gdir, runs)
-    labels = report.config_labels(out)
+    table = report.config_table(out)
+    data, calib = collect(gdir, runs, table)
+    labels = {c: t["label"] for c, t in table.items()}
     if not data:
         return (["## Dispersive load\n", "No valid run.\n"], [], {"calibration": calib})
     md = tables(data, labels, calib)
