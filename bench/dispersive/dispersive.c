@@ -43,9 +43,10 @@
  *   dispersive: point load=0.50 offered_rps=.. achieved_rps=.. n=..
  *       short_n=.. short_p50_us=.. short_p99_us=.. short_p999_us=..
  *       long_n=.. long_p50_us=.. long_p99_us=.. long_p999_us=.. long_rps=..
- *       late_max_us=.. nvcsw=.. nivcsw=.. worker_policy=..
- * late_max_us is how late the generator sent its worst request (its own
- * health), nvcsw/nivcsw the voluntary/involuntary context switches of the
+ *       late_p50_us=.. late_p99_us=.. late_max_us=.. nvcsw=.. nivcsw=..
+ *       worker_policy=.. span_s=..
+ * late_* is how late the generator handed requests over (its own health,
+ * part of every latency above), nvcsw/nivcsw the voluntary/involuntary context switches of the
  * process during the point, worker_policy the sched_getscheduler() value
  * the workers saw (-1 if they disagreed).
  */
@@ -84,6 +85,7 @@ struct point {
 	uint64_t *arrival;	/* scheduled arrival, ns after start */
 	uint64_t *done;		/* completion, ns after start */
 	uint64_t *iters;	/* work of each request */
+	uint64_t *late;		/* how late the generator handed it over, ns */
 	unsigned char *is_long;
 	uint64_t start;		/* CLOCK_MONOTONIC ns at arrival 0 */
 	uint64_t late_max;	/* worst generator lateness, ns */
@@ -275,9 +277,10 @@ static void make_schedule(struct point *p, double rate, uint64_t pseed)
 	p->arrival = calloc(cap, sizeof(*p->arrival));
 	p->done = calloc(cap, sizeof(*p->done));
 	p->iters = calloc(cap, sizeof(*p->iters));
+	p->late = calloc(cap, sizeof(*p->late));
 	p->is_long = calloc(cap, 1);
 	backlog = calloc(cap, sizeof(*backlog));
-	if (!p->arrival || !p->done || !p->iters || !p->is_long || !backlog) {
+	if (!p->arrival || !p->done || !p->iters || !p->late || !p->is_long || !backlog) {
 		perror("dispersive: calloc");
 		exit(1);
 	}
@@ -313,8 +316,9 @@ static void generate(struct point *p)
 				;
 			t = now_ns();
 		}
-		if (t - due > p->late_max)
-			p->late_max = t - due;
+		p->late[i] = t - due;
+		if (p->late[i] > p->late_max)
+			p->late_max = p->late[i];
 		dispatch(i);
 	}
 	if (p->n)
@@ -386,8 +390,11 @@ static void report(const struct point *p, double load, double rate, const struct
 	printf(" long_n=%d long_p50_us=%.1f long_p99_us=%.1f long_p999_us=%.1f long_rps=%.1f",
 	       nl, pct_us(lat, nl, 0.5), pct_us(lat, nl, 0.99), pct_us(lat, nl, 0.999),
 	       span > 0 ? nlong_all / span : 0);
-	printf(" late_max_us=%.1f nvcsw=%ld nivcsw=%ld worker_policy=%d span_s=%.3f\n",
-	       p->late_max / 1000.0, r1->ru_nvcsw - r0->ru_nvcsw, r1->ru_nivcsw - r0->ru_nivcsw,
+	memcpy(lat, p->late, p->n * sizeof(*lat));
+	qsort(lat, p->n, sizeof(*lat), cmp_u64);
+	printf(" late_p50_us=%.1f late_p99_us=%.1f late_max_us=%.1f nvcsw=%ld nivcsw=%ld"
+	       " worker_policy=%d span_s=%.3f\n",
+	       pct_us(lat, p->n, 0.5), pct_us(lat, p->n, 0.99), p->late_max / 1000.0, r1->ru_nvcsw - r0->ru_nvcsw, r1->ru_nivcsw - r0->ru_nivcsw,
 	       workers_policy(), span);
 	fflush(stdout);
 	free(lat);
@@ -398,6 +405,7 @@ static void free_point(struct point *p)
 	free(p->arrival);
 	free(p->done);
 	free(p->iters);
+	free(p->late);
 	free(p->is_long);
 	free(backlog);
 	backlog = NULL;

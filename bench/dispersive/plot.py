@@ -27,7 +27,7 @@ DETAIL = [("achieved_rps", "achieved req/s"), ("short_p50_us", "short p50 µs"),
           ("short_p99_us", "short p99 µs"), ("short_p999_us", "short p99.9 µs"),
           ("long_p50_us", "long p50 µs"), ("long_p99_us", "long p99 µs"),
           ("long_rps", "long req/s"), ("nivcsw", "involuntary switches"),
-          ("late_max_us", "generator late max µs")]
+          ("late_p50_us", "generator late p50 µs"), ("late_max_us", "generator late max µs")]
 SLO_US = 200.0          # the "short-request p99 <= 200 us"
 TARGET_LOAD = 0.7       # the "at 70% load"
 
