@@ -238,8 +238,11 @@ static void t_setattr(void)
 	EXPECT(uc_setattr(1, 20, 0, &err) == 0 && err == -EINVAL);
 	EXPECT(uc_calls(SAAKM_EV_SETPARAM_ATTR) == 0);
 	EXPECT(uc_setattr(1, 5, 300 * US, &err) == 0 && err == 0);
-	EXPECT(param("last_runtime") == 300 * US);
+	EXPECT(param("last_runtime") == 300 * US && param("last_size") == 0);
 	EXPECT(usim_task_nice(usim_task_find(1)) == 5);
+	EXPECT(uc_setattr_blob(1, 5, 0, "blob", 4, &err) == 0 && err == 0);
+	EXPECT(param("last_size") == 4 && param("last_runtime") == 0);
+	EXPECT(uc_set_nice(1, 3) == 0 && param("last_size") == 0);	/* the blob was for one call */
 }
 
 int main(void)

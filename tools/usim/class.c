@@ -1062,6 +1062,12 @@ int uc_set_affinity(int pid, unsigned long long mask)
 
 int uc_setattr(int pid, int nice, unsigned long long runtime_ns, int *err)
 {
+	return uc_setattr_blob(pid, nice, runtime_ns, NULL, 0, err);
+}
+
+int uc_setattr_blob(int pid, int nice, unsigned long long runtime_ns, const void *data,
+		    unsigned int size, int *err)
+{
 	struct uc_task *t = task(pid);
 	int old_nice, ret;
 	unsigned long long old_runtime;
@@ -1083,15 +1089,17 @@ int uc_setattr(int pid, int nice, unsigned long long runtime_ns, int *err)
 	old_runtime = p->saakm.runtime;
 	usim_set_nice(p, nice);
 	usim_set_sched_runtime(p, runtime_ns);
+	usim_set_attr_data(data, size);
 	ret = usim_call(p->saakm.policy, SAAKM_EV_CHECKPARAM_ATTR, task_cpu(p), p, -1);
 	if (ret) {
 		usim_set_nice(p, old_nice);
 		usim_set_sched_runtime(p, old_runtime);
 		if (err)
 			*err = ret;
-		return done();
+	} else {
+		usim_call(p->saakm.policy, SAAKM_EV_SETPARAM_ATTR, task_cpu(p), p, -1);
 	}
-	usim_call(p->saakm.policy, SAAKM_EV_SETPARAM_ATTR, task_cpu(p), p, -1);
+	usim_set_attr_data(NULL, 0);	/* the blob was the caller's, for this call */
 	return done();
 }
 

@@ -68,6 +68,8 @@ static struct {
 	int errors;
 	bool quiet;
 	int topo_smt, topo_llc;
+	const void *attr_data;		/* the blob of checkparam/setparam_attr */
+	unsigned int attr_size;
 } W = { .ctx = { .ev = SAAKM_NR_EVENTS } };
 
 /* CPU masks. */
@@ -1034,6 +1036,12 @@ int usim_task_nice(const struct task_struct *p)
 	return task_nice(p);
 }
 
+void usim_set_attr_data(const void *data, unsigned int size)
+{
+	W.attr_data = size ? data : NULL;
+	W.attr_size = data ? size : 0;
+}
+
 void usim_set_sched_runtime(struct task_struct *p, unsigned long long ns)
 {
 	p->saakm.runtime = ns;
@@ -1620,10 +1628,12 @@ static long call_inner(struct saakm_policy *pol, int ev, int cpu, struct task_st
 		usim_detach(p);
 		return 0;
 	case SAAKM_EV_CHECKPARAM_ATTR:
-		attr = (struct saakm_attr){ .nice = task_nice(p), .runtime = p->saakm.runtime };
+		attr = (struct saakm_attr){ .nice = task_nice(p), .runtime = p->saakm.runtime,
+					    .data = W.attr_data, .size = W.attr_size };
 		return o->checkparam_attr ? CALL(ev, tcpu, p, o->checkparam_attr(pol, p, &attr)) : 0;
 	case SAAKM_EV_SETPARAM_ATTR:
-		attr = (struct saakm_attr){ .nice = task_nice(p), .runtime = p->saakm.runtime };
+		attr = (struct saakm_attr){ .nice = task_nice(p), .runtime = p->saakm.runtime,
+					    .data = W.attr_data, .size = W.attr_size };
 		return o->setparam_attr ? CALL_VOID(ev, tcpu, p, o->setparam_attr(pol, p, &attr)) : 0;
 	default:
 		usim_error(NULL, "usim_call: event %d has no callback", ev);

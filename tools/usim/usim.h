@@ -136,6 +136,9 @@ int usim_task_nice(const struct task_struct *p);
 /* sched_attr.sched_runtime: struct saakm_attr's runtime in checkparam_attr
  * and setparam_attr calls (p->saakm.runtime). */
 void usim_set_sched_runtime(struct task_struct *p, unsigned long long ns);
+/* struct saakm_attr's data and size in checkparam_attr and setparam_attr
+ * calls from now on (NULL, 0: none, the default). The driver owns @data. */
+void usim_set_attr_data(const void *data, unsigned int size);
 /* p->se.sum_exec_runtime += @ns (what saakm_running_ns() measures). */
 void usim_task_add_runtime(struct task_struct *p, unsigned long long ns);
 /* Attach @p to @pol in @state (NOT_QUEUED, or BLOCKED for a sleeping
@@ -158,7 +161,8 @@ void usim_force_state(struct task_struct *p, int state);
  *	callbacks without one (they run on task_cpu(p): set it first)
  * @p: the task for task callbacks, else NULL
  * @a: balance_pick: the destination CPU; checkparam_attr/setparam_attr:
- *	ignored (the attr is { nice of @p, NULL, 0 }); else ignored
+ *	ignored (the attr is { nice of @p, the blob of usim_set_attr_data(),
+ *	@p's sched runtime }); else ignored
  *
  * Sets the callback context saakm_change_state() checks (which callback,
  * for which task), calls, clears it. For new_place, unblock_place, block,

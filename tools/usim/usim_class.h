@@ -85,6 +85,10 @@ int uc_set_nice(int pid, int nice);	/* setpriority(): setparam_attr */
  * checkparam_attr) and applied (setparam_attr). *@err (may be NULL): 0
  * or the errno sched_setattr() returns. */
 int uc_setattr(int pid, int nice, unsigned long long runtime_ns, int *err);
+/* The same with a policy attribute blob (attr->data, attr->size), as
+ * sched_attr.sched_saakm_attr; setparam_attr is not called if refused. */
+int uc_setattr_blob(int pid, int nice, unsigned long long runtime_ns, const void *data,
+		    unsigned int size, int *err);
 int uc_cpu_down(int cpu);	/* hotplug: tasks pushed away, core_exit */
 int uc_cpu_up(int cpu);		/* hotplug: core_entry */
 /* Let @ns pass: CPU time, hrtimers, ticks on every online CPU, watchdog. */

@@ -19,7 +19,8 @@
  * started by schedule() kicks its CPU with SAAKM_KICK_PREEMPT after that
  * long, and preempt() preempts if someone waits; read back: kick_fires,
  * kick_wrong_cpu (fired on another CPU than its own), preempts (preempt()
- * calls), last_runtime (attr->runtime of the last setparam_attr()).
+ * calls), last_runtime and last_size (attr->runtime, attr->size of the
+ * last setparam_attr()).
  */
 #include <linux/saakm.h>
 #include <linux/hrtimer.h>
@@ -53,6 +54,8 @@ module_param(kick_wrong_cpu, uint, 0444);
 module_param(preempts, uint, 0444);
 static unsigned long long last_runtime;
 module_param(last_runtime, ullong, 0444);
+static unsigned int last_size;		/* attr->size of the last setparam_attr() */
+module_param(last_size, uint, 0444);
 
 static unsigned int kick_us;
 
@@ -238,6 +241,7 @@ static void st_setparam(struct saakm_policy *pol, struct task_struct *p,
 	if (ts(p))
 		ts(p)->weight = 40 - attr->nice;
 	last_runtime = attr->runtime;
+	last_size = attr->data ? attr->size : 0;
 }
 
 static enum hrtimer_restart st_timer_fn(struct hrtimer *timer)
