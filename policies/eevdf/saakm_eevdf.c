@@ -1,0 +1,897 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * saakm_eevdf: EEVDF (Earliest Eligible Virtual Deadline First) as Linux
+ * 6.12 runs it in kernel/sched/fair.c, rewritten as a SaaKM policy, without
+ * cgroups and without DELAY_DEQUEUE.
+ *
+ * The idea in four lines. Every task has a virtual runtime v_i: the CPU time
+ * it received divided by its weight (w_i, from its nice value). V is the
+ * weighted average of the v_i of a CPU's tasks. A task is *eligible* when
+ * v_i <= V (it received no more than its share). Each request of a slice r_i
+ * gets a *virtual deadline* d_i = v_i + r_i / w_i. Run the eligible task
+ * with the earliest virtual deadline.
+ *
+ * Map to fair.c (6.12), in the order of this file:
+ *   struct eevdf_task             struct sched_entity (vruntime, deadline,
+ *                                 vlag, slice, custom_slice, rel_deadline)
+ *   struct eevdf_cpu              struct cfs_rq (zero_vruntime, avg_vruntime,
+ *                                 avg_load, curr); the tree is a SaaKM RBTREE
+ *                                 runqueue ordered by deadline (entity_before)
+ *   base_slice_ns()               sysctl_sched_base_slice, scaled as
+ *                                 get_update_sysctl_factor() does by default
+ *                                 (SCHED_TUNABLESCALING_LOG): 0.7 ms *
+ *                                 (1 + ilog2(min(online CPUs, 8)))
+ *   calc_delta_fair()             calc_delta_fair()
+ *   avg_add/avg_sub, avg_vruntime avg_vruntime_add/sub, avg_vruntime()
+ *   entity_lag, eligible()        entity_lag(), vruntime_eligible()
+ *   update_deadline, update_curr  update_deadline(), update_curr() (with
+ *                                 did_preempt_short()), fed by
+ *                                 saakm_running_ns() deltas
+ *   pick_eevdf()                  pick_eevdf() with RUN_TO_PARITY; see below
+ *   place_entity()                place_entity(): PLACE_LAG (lag scaled by
+ *                                 load), PLACE_DEADLINE_INITIAL,
+ *                                 PLACE_REL_DEADLINE
+ *   set_next()/put_prev()         set_next_entity() (set_protect_slice) and
+ *                                 put_prev_entity()
+ *   eevdf_unblock_place           enqueue_entity() + check_preempt_wakeup_fair()
+ *                                 (with do_preempt_short())
+ *   eevdf_block, balance_pick     dequeue_entity() (update_entity_lag)
+ *   eevdf_tick, eevdf_preempt     entity_tick() and the resched it causes
+ *   eevdf_yield                   yield_task_fair()
+ *   eevdf_setparam_attr           reweight_entity()/reweight_eevdf() and
+ *                                 __setscheduler_params()' slice clamp
+ *
+ * The pick. fair.c keeps an rbtree ordered by deadline and augmented with
+ * the minimum vruntime of each subtree, which finds the eligible task with
+ * the earliest deadline in O(log n). SaaKM's runqueues are not augmented
+ * (and <linux/rbtree_augmented.h> is not in the policy subset), so the pick
+ * walks the deadline-ordered runqueue from its earliest deadline and takes
+ * the first eligible task. That is O(1) when the earliest deadline is
+ * eligible, which is the usual case (an ineligible task has v_i > V, so its
+ * deadline is later than any eligible task's of the same weight and slice),
+ * and O(n) at worst, when many heavy or short-slice ineligible tasks have
+ * earlier deadlines. The host tests measure it per pick.
+ *
+ * What differs from fair.c, and why:
+ *   - The running task is preempted by putting it back (READY_TICK); fair.c
+ *     marks it for rescheduling and picks again. A wakeup that should preempt
+ *     is a saakm_kick_cpu(PREEMPT), and preempt() decides again a few
+ *     microseconds later, with the same rule.
+ *   - Balancing: fair.c's load balancer (sched domains, PELT, capacities,
+ *     imbalance classes) is out of scope. Instead an idle CPU pulls from the
+ *     CPU with the most weight (newly_idle), a busy CPU's tick wakes an idle
+ *     one that could take a waiting task (the NOHZ kick), and every
+ *     balance_ms each CPU pulls from the heaviest CPU any waiting task whose
+ *     weight does not exceed the weight difference. A difference of exactly
+ *     one task swaps roles, so three equal tasks on two CPUs take turns at
+ *     having a CPU of their own, and each gets about two thirds of a CPU.
+ *     Lag and the relative deadline travel with a migrated task, as in fair.c.
+ *   - Starvation guard: EEVDF runs a nice 19 task next to a nice -20 hog
+ *     for one tick every ~24 s, longer than SaaKM's stall watchdog (5 s), which
+ *     would eject the policy. A task waiting longer than starve_ms is run
+ *     next for one tick. It changes nothing unless weights differ by more
+ *     than about starve_ms / 4 ms.
+ *   - Wakeup CPU: the previous CPU if idle, else an idle allowed CPU, else
+ *     the previous one (fair.c: wake_affine and select_idle_sibling).
+ *   - A forked task starts with the base slice (fair.c copies the parent's
+ *     custom slice); sched_setattr(sched_runtime) sets it.
+ *   - A new weight for a waiting task is applied when it leaves the
+ *     runqueue: its deadline is the runqueue's key and cannot change there.
+ *
+ * Good at: what fair.c is good at: proportional shares by nice value, short
+ * wakeup latency for tasks that sleep often (their lag is kept), latency
+ * requests with sched_runtime. Bad at: many tasks of very different weights
+ * on one CPU (O(n) picks), balancing across many CPUs or NUMA (no topology),
+ * and cgroup shares (no groups).
+ *
+ * Parameters (module_param_cb: a bad value is refused, not clamped):
+ *   base_slice_us  700 (100..100000): the slice before CPU scaling
+ *   run_to_parity  Y: the running task keeps the CPU until its deadline
+ *                  while eligible (RUN_TO_PARITY)
+ *   starve_ms      1000 (0 = off, 10..60000): the starvation guard
+ *   balance_ms     32 (0 = off, 1..1000; at load only): periodic balancing,
+ *                  fair.c's busy interval on two CPUs (2 ms * busy_factor 16)
+ */
+#include <linux/math64.h>
+#include <linux/saakm.h>
+#include <linux/slab.h>
+
+#define NICE_0_WEIGHT		1024
+#define EEVDF_TICK_NS		(NSEC_PER_SEC / HZ)
+#define EEVDF_MIN_SLICE_NS	((u64)NSEC_PER_MSEC / 10)	/* fair.c's sched_runtime clamp */
+#define EEVDF_MAX_SLICE_NS	((u64)NSEC_PER_MSEC * 100)
+#define EEVDF_BALANCE_MAX	32	/* the weight rule stops a balance first */
+#define EEVDF_KICK_SCAN		4	/* waiting tasks checked for a NOHZ kick */
+
+/* A uint module parameter with the range its .set enforces. */
+struct eevdf_param {
+	unsigned int val;	/* first: param_get_uint() reads it */
+	unsigned int min, max;	/* allowed range; 0 is also allowed if off0 */
+	bool off0;
+};
+
+static struct eevdf_param base_slice_us = { 700, 100, 100000, false };
+static struct eevdf_param starve_ms = { 1000, 10, 60000, true };
+static struct eevdf_param balance_ms = { 32, 1, 1000, true };
+static bool run_to_parity = true;
+
+static int eevdf_param_set(const char *val, const struct kernel_param *kp)
+{
+	struct eevdf_param *prm = kp->arg;
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || ((v < prm->min || v > prm->max) && !(prm->off0 && !v))) {
+		pr_err("saakm_eevdf: %s=%s refused: allowed %s%u..%u\n", kp->name, val,
+		       prm->off0 ? "0 (off) or " : "", prm->min, prm->max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(prm->val, v);
+	return 0;
+}
+
+static const struct kernel_param_ops eevdf_param_ops = {
+	.set = eevdf_param_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(base_slice_us, &eevdf_param_ops, &base_slice_us, 0644);
+MODULE_PARM_DESC(base_slice_us, "slice in us before scaling by 1 + ilog2(CPUs) (100..100000)");
+module_param_cb(starve_ms, &eevdf_param_ops, &starve_ms, 0644);
+MODULE_PARM_DESC(starve_ms, "run a task waiting this long next (0: off, 10..60000)");
+module_param_cb(balance_ms, &eevdf_param_ops, &balance_ms, 0444);
+MODULE_PARM_DESC(balance_ms, "periodic balancing period (0: off, 1..1000)");
+module_param(run_to_parity, bool, 0644);
+MODULE_PARM_DESC(run_to_parity, "keep the CPU until the deadline while eligible");
+
+/* Per task: fair.c's sched_entity, the fields EEVDF needs. */
+struct eevdf_task {
+	u64 vruntime;		/* v_i, ns of CPU time * 1024 / weight */
+	u64 deadline;		/* d_i; relative to v_i while rel_deadline */
+	s64 vlag;		/* V - v_i, saved when it left a CPU */
+	u64 slice;		/* r_i, ns */
+	u64 protect;		/* RUN_TO_PARITY: the deadline it was picked with */
+	u64 ran_ns;		/* saakm_running_ns() already turned into vruntime */
+	unsigned long queued_at; /* jiffies when it started waiting */
+	struct list_head wait_node; /* in eevdf_cpu.waiting */
+	struct task_struct *task; /* whose data this is */
+	unsigned int weight;
+	unsigned int new_weight; /* applied when it leaves the runqueue */
+	int cpu;		/* CPU whose sums count it, -1 for none */
+	bool custom_slice;	/* the slice came from sched_runtime */
+	bool rel_deadline;	/* moved, not slept: keep the deadline */
+};
+
+/* Per CPU: fair.c's cfs_rq. All fields under rq(cpu)'s lock. */
+struct eevdf_cpu {
+	struct saakm_rq rq;		/* waiting tasks, by deadline */
+	struct list_head waiting;	/* the same, oldest first */
+	struct task_struct *curr;	/* running, not in @rq or the sums */
+	struct task_struct *prev;	/* put back; re-picked without protection */
+	u64 zero_vruntime;		/* v0: keys are v_i - v0 */
+	s64 avg_vruntime;		/* \Sum (v_i - v0) * w_i over @rq */
+	s64 avg_load;			/* \Sum w_i over @rq */
+	unsigned long load;		/* weight of @rq and @curr, read unlocked */
+	bool may_swap;			/* periodic balance: may swap roles once */
+};
+
+static DEFINE_PER_CPU(struct eevdf_cpu, eevdf_cpus);
+
+static struct eevdf_cpu *cpu_of(int cpu)
+{
+	return per_cpu_ptr(&eevdf_cpus, cpu);
+}
+
+static struct eevdf_task *ev(struct task_struct *p)
+{
+	return *saakm_task_data(p);
+}
+
+/* The runqueue's order: fair.c's entity_before(). */
+static bool deadline_before(struct task_struct *a, struct task_struct *b)
+{
+	return (s64)(ev(a)->deadline - ev(b)->deadline) < 0;
+}
+
+/* 1 + ilog2(min(online CPUs, 8)) times the normalized slice. */
+static u64 base_slice_ns(void)
+{
+	unsigned int cpus = min(num_online_cpus(), 8U), factor = 1;
+
+	while (cpus >>= 1)
+		factor++;
+	return (u64)READ_ONCE(base_slice_us.val) * NSEC_PER_USEC * factor;
+}
+
+/* delta / w: real time to virtual time for this task. */
+static u64 calc_delta_fair(u64 delta, struct eevdf_task *t)
+{
+	if (t->weight == NICE_0_WEIGHT)
+		return delta;
+	return mul_u64_u32_div(delta, NICE_0_WEIGHT, t->weight);
+}
+
+static s64 entity_key(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	return (s64)(t->vruntime - ec->zero_vruntime);
+}
+
+static void set_load(struct eevdf_cpu *ec, long delta)
+{
+	WRITE_ONCE(ec->load, ec->load + delta);
+}
+
+/* A task joins or leaves the sums V is computed from (waiting tasks only). */
+static void avg_add(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	ec->avg_vruntime += entity_key(ec, t) * t->weight;
+	ec->avg_load += t->weight;
+}
+
+static void avg_sub(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	ec->avg_vruntime -= entity_key(ec, t) * t->weight;
+	ec->avg_load -= t->weight;
+}
+
+/*
+ * V, the weighted average vruntime of the waiting tasks and the running
+ * one. The sums are kept relative to zero_vruntime so that they stay small;
+ * computing V also moves zero_vruntime to it (the sums shift by load *
+ * delta). Rounded down, so that a task at V is eligible.
+ */
+static u64 avg_vruntime(struct eevdf_cpu *ec)
+{
+	s64 sum = ec->avg_vruntime, load = ec->avg_load, delta = 0;
+	struct eevdf_task *curr = ec->curr ? ev(ec->curr) : NULL;
+
+	if (load) {
+		if (curr) {
+			sum += entity_key(ec, curr) * curr->weight;
+			load += curr->weight;
+		}
+		if (sum < 0)
+			sum -= load - 1;
+		delta = div64_s64(sum, load);
+	} else if (curr) {
+		delta = entity_key(ec, curr);
+	}
+	ec->avg_vruntime -= ec->avg_load * delta;
+	ec->zero_vruntime += delta;
+	return ec->zero_vruntime;
+}
+
+/* v_i <= V, without dividing: \Sum (v_j - v0) w_j >= (v_i - v0) \Sum w_j. */
+static bool vruntime_eligible(struct eevdf_cpu *ec, u64 vruntime)
+{
+	s64 sum = ec->avg_vruntime, load = ec->avg_load;
+
+	if (ec->curr) {
+		struct eevdf_task *curr = ev(ec->curr);
+
+		sum += entity_key(ec, curr) * curr->weight;
+		load += curr->weight;
+	}
+	return sum >= (s64)(vruntime - ec->zero_vruntime) * load;
+}
+
+static bool eligible(struct eevdf_cpu *ec, struct task_struct *p)
+{
+	return vruntime_eligible(ec, ev(p)->vruntime);
+}
+
+/* Lag V - v_i, bounded by two slices (at least a tick) of virtual time. */
+static s64 entity_lag(u64 avruntime, struct eevdf_task *t)
+{
+	s64 limit = calc_delta_fair(max_t(u64, 2 * t->slice, EEVDF_TICK_NS), t);
+
+	return clamp((s64)(avruntime - t->vruntime), -limit, limit);
+}
+
+/* RUN_TO_PARITY: protected while the deadline it was picked with holds. */
+static bool protect_slice(struct eevdf_task *t)
+{
+	return t->protect == t->deadline;
+}
+
+static void cancel_protect_slice(struct eevdf_task *t)
+{
+	if (protect_slice(t))
+		t->protect = t->deadline + 1;
+}
+
+/* Slice used up (v_i reached d_i): request a new one, d_i = v_i + r_i / w_i. */
+static bool update_deadline(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	if ((s64)(t->vruntime - t->deadline) < 0)
+		return false;
+	if (!t->custom_slice)
+		t->slice = base_slice_ns();
+	t->deadline = t->vruntime + calc_delta_fair(t->slice, t);
+	avg_vruntime(ec);
+	return true;
+}
+
+/* PREEMPT_SHORT at the tick: an unprotected task loses the CPU once ineligible. */
+static bool did_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	return !protect_slice(t) && !vruntime_eligible(ec, t->vruntime);
+}
+
+/*
+ * Charge the running task for the CPU time it used since the last call.
+ * Returns true if the CPU should pick again (fair.c's resched): the slice
+ * is used up, or the task lost eligibility outside its protection, and
+ * someone else waits.
+ */
+static bool update_curr(struct eevdf_cpu *ec)
+{
+	struct eevdf_task *t;
+	bool resched;
+	u64 now;
+
+	if (!ec->curr)
+		return false;
+	t = ev(ec->curr);
+	now = saakm_running_ns(ec->curr);
+	if ((s64)(now - t->ran_ns) <= 0)
+		return false;
+	t->vruntime += calc_delta_fair(now - t->ran_ns, t);
+	t->ran_ns = now;
+	resched = update_deadline(ec, t);
+	if (!saakm_rq_len(&ec->rq))
+		return false;
+	return resched || did_preempt_short(ec, t);
+}
+
+/*
+ * The eligible task with the earliest deadline among the waiting ones and
+ * the running one (ec->curr, which may be NULL). The runqueue is ordered by
+ * deadline, so the first eligible task in it is the best waiting one: the
+ * walk stops there (see the top of the file for its cost).
+ */
+static struct task_struct *pick_eevdf(struct eevdf_cpu *ec)
+{
+	struct task_struct *curr = ec->curr, *p, *best = NULL;
+	struct task_struct *first = saakm_rq_first(&ec->rq);
+
+	if (!first)
+		return curr;
+	if (!curr && saakm_rq_len(&ec->rq) == 1)
+		return first;
+	if (curr && !eligible(ec, curr))
+		curr = NULL;
+	if (curr && READ_ONCE(run_to_parity) && protect_slice(ev(curr)))
+		return curr;
+	saakm_rq_for_each(p, &ec->rq)
+		if (eligible(ec, p)) {
+			best = p;
+			break;
+		}
+	if (!best || (curr && deadline_before(curr, best)))
+		best = curr;
+	return best ?: first;	/* someone is always eligible; be safe */
+}
+
+
+/* PREEMPT_SHORT at a wakeup: a shorter, eligible request may cut in. */
+static bool do_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *pse,
+			     struct eevdf_task *se)
+{
+	if (pse->slice >= se->slice || !vruntime_eligible(ec, pse->vruntime))
+		return false;
+	return (s64)(pse->deadline - se->deadline) < 0 ||
+	       !vruntime_eligible(ec, se->vruntime);
+}
+
+/* The starvation guard: the oldest waiting task, once it waited starve_ms. */
+static struct task_struct *starving(struct eevdf_cpu *ec)
+{
+	unsigned int ms = READ_ONCE(starve_ms.val);
+	struct eevdf_task *t;
+
+	if (!ms || list_empty(&ec->waiting))
+		return NULL;
+	t = list_first_entry(&ec->waiting, struct eevdf_task, wait_node);
+	if (time_before(jiffies, t->queued_at + msecs_to_jiffies(ms)))
+		return NULL;
+	return t->task;
+}
+
+/*
+ * A new weight keeps the lag w_i * (V - v_i) and the real time left to the
+ * deadline, so both virtual distances scale by old / new weight, and V
+ * does not move (fair.c's reweight_eevdf()). @ec is the CPU @t runs on, or
+ * NULL when it counts on none: then only its saved lag scales.
+ */
+static void reweight(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	unsigned int old = t->weight, new = t->new_weight;
+	u64 avruntime;
+
+	if (old == new)
+		return;
+	if (!ec) {
+		t->vlag = div64_s64(t->vlag * old, new);
+	} else {
+		avruntime = avg_vruntime(ec);
+		if (avruntime != t->vruntime)
+			t->vruntime = avruntime -
+				      div64_s64(entity_lag(avruntime, t) * old, new);
+		t->deadline = avruntime +
+			      div64_s64((s64)(t->deadline - avruntime) * old, new);
+		set_load(ec, (long)new - (long)old);
+	}
+	t->weight = new;
+}
+
+/*
+ * Put @t at V minus its lag (PLACE_LAG). Adding a task with lag vl moves V
+ * by w_i * vl / (W + w_i), so the lag is inflated by (W + w_i) / W first
+ * and comes out as it was saved. A moved task keeps its deadline relative
+ * to its vruntime (PLACE_REL_DEADLINE); a new one asks for half a slice
+ * (PLACE_DEADLINE_INITIAL: the others are half-way through theirs).
+ */
+static void place_entity(struct eevdf_cpu *ec, struct eevdf_task *t, bool initial)
+{
+	u64 vslice, vruntime = avg_vruntime(ec);
+	s64 lag = 0, load;
+
+	if (!t->custom_slice)
+		t->slice = base_slice_ns();
+	vslice = calc_delta_fair(t->slice, t);
+	if (ec->curr || saakm_rq_len(&ec->rq)) {
+		load = ec->avg_load + (ec->curr ? ev(ec->curr)->weight : 0);
+		lag = div64_s64(t->vlag * (load + t->weight), load);
+	}
+	t->vruntime = vruntime - lag;
+	if (t->rel_deadline) {
+		t->deadline += t->vruntime;
+		t->rel_deadline = false;
+		return;
+	}
+	if (initial)
+		vslice /= 2;
+	t->deadline = t->vruntime + vslice;
+}
+
+/* @p waits on @cpu: in the sums, the list of waiters and the runqueue. */
+static void enqueue(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
+		    enum saakm_task_state state)
+{
+	struct eevdf_task *t = ev(p);
+
+	avg_add(ec, t);
+	t->queued_at = jiffies;
+	list_add_tail(&t->wait_node, &ec->waiting);
+	saakm_change_state(p, state, cpu, &ec->rq);
+}
+
+/* @t leaves the runqueue (the state change takes it out of the tree). */
+static void dequeue(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	avg_sub(ec, t);
+	list_del_init(&t->wait_node);
+}
+
+/* @p runs on @cpu (fair.c's set_next_entity()): the sums exclude it now. */
+static void set_next(struct eevdf_cpu *ec, struct task_struct *p, int cpu)
+{
+	struct eevdf_task *t = ev(p);
+
+	dequeue(ec, t);
+	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+	ec->curr = p;
+	t->ran_ns = 0;
+	reweight(ec, t);
+	/* Re-picked right after it was put back: fair.c does not set it again. */
+	if (p != ec->prev)
+		t->protect = t->deadline;
+	ec->prev = NULL;
+}
+
+/* The running task waits again (fair.c's put_prev_entity()). */
+static void put_prev(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
+		     enum saakm_task_state state)
+{
+	ec->curr = NULL;
+	ec->prev = p;
+	enqueue(ec, p, cpu, state);
+}
+
+/*
+ * @p stops counting on its CPU (sleep, class move, balancing): save its lag
+ * against V and, unless it sleeps, its deadline relative to its vruntime,
+ * so that place_entity() on any CPU restores both (fair.c's
+ * dequeue_entity()). The running task was charged by the caller.
+ */
+static void take_off(struct eevdf_cpu *ec, struct task_struct *p, bool sleep)
+{
+	struct eevdf_task *t = ev(p);
+
+	t->vlag = entity_lag(avg_vruntime(ec), t);
+	if (!sleep) {
+		t->deadline -= t->vruntime;
+		t->rel_deadline = true;
+	}
+	if (ec->curr == p)
+		ec->curr = NULL;
+	else
+		dequeue(ec, t);
+	if (ec->prev == p)
+		ec->prev = NULL;
+	set_load(ec, -(long)t->weight);
+	t->cpu = -1;
+	reweight(NULL, t);
+}
+
+/* An allowed online CPU with no task of ours, @first if it is one; or -1. */
+static int idle_cpu_for(struct task_struct *p, int first, int skip)
+{
+	int cpu;
+
+	if (first >= 0 && cpumask_test_cpu(first, p->cpus_ptr) && cpu_online(first) &&
+	    !READ_ONCE(cpu_of(first)->load))
+		return first;
+	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask)
+		if (cpu != skip && !READ_ONCE(cpu_of(cpu)->load))
+			return cpu;
+	return -1;
+}
+
+/* Fork: the allowed online CPU with the least weight, its own on a tie. */
+static int eevdf_idlest_cpu(struct task_struct *p)
+{
+	unsigned long load, best_load = ~0UL;
+	int cpu, best = task_cpu(p);
+
+	if (cpumask_test_cpu(best, p->cpus_ptr) && cpu_online(best))
+		best_load = READ_ONCE(cpu_of(best)->load);
+	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask) {
+		load = READ_ONCE(cpu_of(cpu)->load);
+		if (load < best_load) {
+			best = cpu;
+			best_load = load;
+		}
+	}
+	if (!cpumask_test_cpu(best, p->cpus_ptr))
+		best = cpumask_first(p->cpus_ptr);	/* none online: the class falls back */
+	return best;
+}
+
+static int eevdf_new_prepare(struct saakm_policy *pol, struct task_struct *p)
+{
+	struct eevdf_task *t = kzalloc(sizeof(*t), GFP_ATOMIC);
+
+	if (t) {
+		t->task = p;
+		t->weight = saakm_nice_weight(task_nice(p));
+		t->new_weight = t->weight;
+		t->slice = base_slice_ns();
+		t->cpu = -1;
+		INIT_LIST_HEAD(&t->wait_node);
+		*saakm_task_data(p) = t;
+	}
+	return eevdf_idlest_cpu(p);
+}
+
+/* Wakeup: the previous CPU if idle, else an idle one, else the previous one. */
+static int eevdf_unblock_prepare(struct saakm_policy *pol, struct task_struct *p)
+{
+	int prev = task_cpu(p), cpu = idle_cpu_for(p, prev, -1);
+
+	if (cpu >= 0)
+		return cpu;
+	if (cpumask_test_cpu(prev, p->cpus_ptr) && cpu_online(prev))
+		return prev;
+	return eevdf_idlest_cpu(p);
+}
+
+/*
+ * @p joins @cpu's runqueue: fair.c's enqueue_entity(), then
+ * check_preempt_wakeup_fair(). The running task is charged first (its
+ * slice may be over). A shorter eligible request cancels its protection
+ * (PREEMPT_SHORT), and if @p is now the pick, preempt() is asked to act.
+ */
+static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu,
+			bool initial)
+{
+	struct eevdf_cpu *ec = cpu_of(cpu);
+	struct eevdf_task *t = ev(p);
+	bool kick;
+
+	if (!t) {
+		saakm_policy_error(pol, "task %d has no data (out of memory)", p->pid);
+		return;
+	}
+	kick = update_curr(ec);
+	place_entity(ec, t, initial);
+	t->cpu = cpu;
+	set_load(ec, t->weight);
+	enqueue(ec, p, cpu, SAAKM_READY);
+	if (!ec->curr)
+		return;
+	if (do_preempt_short(ec, t, ev(ec->curr)))
+		cancel_protect_slice(ev(ec->curr));
+	if (kick || pick_eevdf(ec) == p)
+		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
+}
+
+static void eevdf_new_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	eevdf_place(pol, p, cpu, true);
+}
+
+static void eevdf_unblock_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	eevdf_place(pol, p, cpu, false);
+}
+
+/* Asleep (it was running) or moved away by the class (it was waiting). */
+static void eevdf_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	struct eevdf_cpu *ec = cpu_of(cpu);
+	bool sleep = ec->curr == p;
+
+	if (update_curr(ec) && !sleep)
+		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
+	if (ev(p) && ev(p)->cpu == cpu)
+		take_off(ec, p, sleep);
+	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
+}
+
+/* First the starvation guard, then EEVDF. */
+static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
+{
+	struct eevdf_cpu *ec = cpu_of(cpu);
+	struct task_struct *p;
+
+	if (ec->curr) {
+		saakm_policy_error(pol, "schedule(%d) while task %d runs there", cpu,
+				   ec->curr->pid);
+		return NULL;
+	}
+	p = starving(ec) ?: pick_eevdf(ec);
+	if (p)
+		set_next(ec, p, cpu);
+	return p;
+}
+
+/*
+ * NOHZ kick: tasks wait here while a CPU that may run one of them has no
+ * task of ours, maybe idling with its tick stopped. Wake it: it pulls in
+ * newly_idle(). @next, about to run here, does not count. Only the first
+ * few waiters are checked, to bound the cost.
+ */
+static void kick_idle_cpu(struct saakm_policy *pol, struct eevdf_cpu *ec, int this,
+			  struct task_struct *next)
+{
+	struct task_struct *p;
+	int cpu, n = 0;
+
+	saakm_rq_for_each(p, &ec->rq) {
+		cpu = p == next ? -1 : idle_cpu_for(p, -1, this);
+		if (cpu >= 0) {
+			saakm_kick_cpu(pol, cpu, 0);
+			return;
+		}
+		if (++n == EEVDF_KICK_SCAN)
+			return;
+	}
+}
+
+/*
+ * The tick charges the running task. When fair.c would pick again (slice
+ * over, or ineligible and unprotected) and the pick is another task, or a
+ * task starves, the running task goes back to wait.
+ */
+static void eevdf_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	struct eevdf_cpu *ec = cpu_of(cpu);
+	struct task_struct *next = NULL;
+
+	if (WARN_ON_ONCE(ec->curr != p))
+		return;
+	if ((update_curr(ec) && pick_eevdf(ec) != p) || starving(ec)) {
+		put_prev(ec, p, cpu, SAAKM_READY_TICK);
+		next = starving(ec) ?: pick_eevdf(ec);
+	}
+	kick_idle_cpu(pol, ec, cpu, next);
+}
+
+/* After a wakeup asked for it: preempt if the pick is now another task. */
+static void eevdf_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	struct eevdf_cpu *ec = cpu_of(cpu);
+
+	if (WARN_ON_ONCE(ec->curr != p))
+		return;
+	update_curr(ec);
+	if (pick_eevdf(ec) != p || starving(ec))
+		put_prev(ec, p, cpu, SAAKM_READY_TICK);
+}
+
+/* yield_task_fair(): an eligible task gives up the rest of its request. */
+static void eevdf_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	struct eevdf_cpu *ec = cpu_of(cpu);
+	struct eevdf_task *t = ev(p);
+
+	if (WARN_ON_ONCE(ec->curr != p) || !saakm_rq_len(&ec->rq))
+		return;		/* alone: keep running */
+	update_curr(ec);
+	if (eligible(ec, p)) {
+		t->vruntime = t->deadline;
+		update_deadline(ec, t);
+	}
+	put_prev(ec, p, cpu, SAAKM_READY);
+}
+
+static void eevdf_terminate(struct saakm_policy *pol, struct task_struct *p)
+{
+	struct eevdf_task *t = ev(p);
+
+	if (t && t->cpu >= 0) {
+		struct eevdf_cpu *ec = cpu_of(t->cpu);
+
+		if (ec->curr == p)
+			ec->curr = NULL;
+		else
+			dequeue(ec, t);
+		if (ec->prev == p)
+			ec->prev = NULL;
+		set_load(ec, -(long)t->weight);
+		t->cpu = -1;
+	}
+	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
+}
+
+static void eevdf_free_metadata(struct saakm_policy *pol, struct task_struct *p)
+{
+	kfree(ev(p));
+	*saakm_task_data(p) = NULL;
+}
+
+/* The CPU with the most weight above @dst's that has a task waiting, or -1. */
+static int eevdf_busiest(int dst)
+{
+	unsigned long load, best_load = READ_ONCE(cpu_of(dst)->load);
+	int cpu, best = -1;
+
+	for_each_online_cpu(cpu) {
+		load = READ_ONCE(cpu_of(cpu)->load);
+		if (cpu != dst && load > best_load && saakm_rq_len(&cpu_of(cpu)->rq)) {
+			best = cpu;
+			best_load = load;
+		}
+	}
+	return best;
+}
+
+/* @cpu goes idle: pull towards an even split of weight. */
+static int eevdf_newly_idle(struct saakm_policy *pol, int cpu)
+{
+	cpu_of(cpu)->may_swap = false;
+	return eevdf_busiest(cpu);
+}
+
+/* Every balance_ms: the same, and a difference of one task swaps roles. */
+static int eevdf_balancing_select(struct saakm_policy *pol, int cpu)
+{
+	WRITE_ONCE(cpu_of(cpu)->may_swap, true);
+	return eevdf_busiest(cpu);
+}
+
+/*
+ * Hand over the earliest-deadline waiting task that may run on @dst and
+ * whose weight is below the weight difference, so that the difference
+ * shrinks; in a periodic balance, a first task of exactly the difference
+ * swaps the CPUs' roles (see the top of the file). Lag and relative
+ * deadline go with it.
+ */
+static struct task_struct *eevdf_balance_pick(struct saakm_policy *pol, int src, int dst)
+{
+	struct eevdf_cpu *from = cpu_of(src), *to = cpu_of(dst);
+	long diff = (long)from->load - (long)to->load;
+	struct task_struct *p;
+
+	saakm_rq_for_each(p, &from->rq)
+		if ((ev(p)->weight < diff || (ev(p)->weight == diff && to->may_swap)) &&
+		    saakm_can_migrate(p, dst))
+			break;
+	if (!p)
+		return NULL;
+	to->may_swap = false;
+	if (update_curr(from))
+		saakm_kick_cpu(pol, src, SAAKM_KICK_PREEMPT);
+	take_off(from, p, false);
+	saakm_change_state(p, SAAKM_MIGRATING, -1, NULL);
+	return p;
+}
+
+/* Refuse what fair.c would not take: a blob, a nice value out of range. */
+static int eevdf_checkparam_attr(struct saakm_policy *pol, struct task_struct *p,
+				 const struct saakm_attr *attr)
+{
+	if (attr->size || attr->nice < MIN_NICE || attr->nice > MAX_NICE)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * nice and sched_runtime: the slice is clamped as fair.c does and used from
+ * the next request on; the weight changes at once, except for a waiting
+ * task, whose deadline keys the runqueue: it changes when it leaves it.
+ */
+static void eevdf_setparam_attr(struct saakm_policy *pol, struct task_struct *p,
+				const struct saakm_attr *attr)
+{
+	struct eevdf_task *t = ev(p);
+	struct eevdf_cpu *ec;
+
+	if (!t)
+		return;
+	t->custom_slice = attr->runtime != 0;
+	t->slice = t->custom_slice ? clamp(attr->runtime, EEVDF_MIN_SLICE_NS,
+					   EEVDF_MAX_SLICE_NS) : base_slice_ns();
+	t->new_weight = saakm_nice_weight(attr->nice);
+	if (t->cpu < 0) {
+		reweight(NULL, t);
+		return;
+	}
+	ec = cpu_of(t->cpu);
+	if (ec->curr == p) {
+		update_curr(ec);
+		reweight(ec, t);
+	}
+}
+
+static struct saakm_ops eevdf_ops = {
+	.name		= "eevdf",
+	.new_prepare	= eevdf_new_prepare,
+	.new_place	= eevdf_new_place,
+	.unblock_prepare = eevdf_unblock_prepare,
+	.unblock_place	= eevdf_unblock_place,
+	.block		= eevdf_block,
+	.yield		= eevdf_yield,
+	.tick		= eevdf_tick,
+	.preempt	= eevdf_preempt,
+	.terminate	= eevdf_terminate,
+	.schedule	= eevdf_schedule,
+	.newly_idle	= eevdf_newly_idle,
+	.balancing_select = eevdf_balancing_select,
+	.balance_pick	= eevdf_balance_pick,
+	.free_metadata	= eevdf_free_metadata,
+	.checkparam_attr = eevdf_checkparam_attr,
+	.setparam_attr	= eevdf_setparam_attr,
+	.balance_max	= EEVDF_BALANCE_MAX,
+};
+
+static struct saakm_policy *eevdf;
+
+static int __init eevdf_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct eevdf_cpu *ec = cpu_of(cpu);
+
+		saakm_rq_init(&ec->rq, SAAKM_RQ_RBTREE, deadline_before, cpu);
+		INIT_LIST_HEAD(&ec->waiting);
+		/* As fair.c: start near the wrap, so that signed arithmetic is tested. */
+		ec->zero_vruntime = (u64)(-(1LL << 20));
+	}
+	eevdf_ops.balance_ms = balance_ms.val;
+	if (!eevdf_ops.balance_ms)
+		eevdf_ops.balancing_select = NULL;
+	eevdf = saakm_register_policy(&eevdf_ops, NULL);
+	return PTR_ERR_OR_ZERO(eevdf);
+}
+
+static void __exit eevdf_exit(void)
+{
+	saakm_unregister_policy(eevdf);
+}
+module_init(eevdf_init);
+module_exit(eevdf_exit);
+MODULE_DESCRIPTION("SaaKM EEVDF policy: a port of Linux 6.12's fair.c EEVDF");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of policies/eevdf/saakm_eevdf.c (the EEVDF port), compiled
+ * unchanged against libusim and driven by the class simulation
+ * (usim_class.h): eligibility before deadline, deadline order, lag kept
+ * across a sleep, wakeup preemption through saakm_kick_cpu(PREEMPT),
+ * weights (nice 0 vs 5: 1024/335 = 3.06), sched_runtime as the slice (and
+ * its clamp), run-to-parity, PREEMPT_SHORT, yield, balancing (newly idle,
+ * periodic rotation of 3 tasks on 2 CPUs, the NOHZ kick), the starvation
+ * guard, bad attributes and parameters, unload; and the cost of a pick at
+ * 1, 10, 100 and 1000 queued tasks (printed, bounded).
+ *
+ * The simulated CPUs tick every 4 ms, as HZ=250 kernels do; at one CPU the
+ * base slice is 0.7 ms (factor 1 + ilog2(1)), so a nice 0 task's request
+ * ends at every tick.
+ */
+#include <time.h>
+#include "policy_test.h"
+
+#define MS 1000000ULL
+#define US 1000ULL
+
+/* Sample the task running on @cpu every ms for @ms ms into @log. */
+static void sample(int cpu, int ms, int *log)
+{
+	int i;
+
+	for (i = 0; i < ms; i++) {
+		log[i] = uc_curr(cpu);
+		EXPECT(uc_advance(MS) == 0);
+	}
+}
+
+/* Advance ms by ms until @pid runs on @cpu (at most a second). */
+static void run_until(int cpu, int pid)
+{
+	int i;
+
+	for (i = 0; i < 1000 && uc_curr(cpu) != pid; i++)
+		EXPECT(uc_advance(MS) == 0);
+	EXPECT(uc_curr(cpu) == pid);
+}
+
+/* The longest run of @pid in @log, in ms. */
+static int longest_run(const int *log, int n, int pid)
+{
+	int i, run = 0, best = 0;
+
+	for (i = 0; i < n; i++) {
+		run = log[i] == pid ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+/*
+ * Eligibility comes first: B ran a tick while A waited, so B's new deadline
+ * (0.7 ms on) is earlier than A's (100 ms on), but B is ahead of the
+ * average and A is picked.
+ */
+static void t_eligibility(void)
+{
+	int err;
+
+	START(.nr_cpus = 1, .params = "run_to_parity=N");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_setattr(1, 0, 100 * MS, &err) == 0 && err == 0);
+	EXPECT(uc_advance(8 * MS) == 0);	/* A's request is now 100 ms */
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);	/* B: at V, half a slice: preempts */
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_advance(4 * MS) == 0);	/* B ran 4 ms: ineligible */
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_runtime(2) == 4 * MS);
+}
+
+/*
+ * Equal vruntimes, different weights: virtual deadlines v + r/w come in
+ * weight order. Four tasks join while a holder runs, then leave one by one.
+ */
+static void t_deadline_order(void)
+{
+	int order[4], i;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(9, 0, 0, 0) == 0);	/* the holder */
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, -5) == 0);
+	EXPECT(uc_fork(3, 0, 0, 5) == 0);
+	EXPECT(uc_fork(4, 0, 0, -10) == 0);
+	EXPECT(uc_curr(0) == 9);		/* protected, eligible: no preemption */
+	EXPECT(uc_block(9) == 0);
+	for (i = 0; i < 4; i++) {
+		order[i] = uc_curr(0);
+		EXPECT(uc_block(order[i]) == 0);
+	}
+	printf("#   order: %d %d %d %d\n", order[0], order[1], order[2], order[3]);
+	EXPECT(order[0] == 4 && order[1] == 2 && order[2] == 1 && order[3] == 3);
+}
+
+/*
+ * Lag survives a sleep, relative to the average (not as an absolute
+ * vruntime): a task that slept while owed service preempts at its wakeup
+ * and gets about its lag back, one that slept in debt waits, and neither
+ * catches up on the time it slept.
+ */
+static void t_lag_sleep(void)
+{
+	int log[40], i, b = 0, err;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);	/* A ran a tick: B owed 2 ms */
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);		/* B sleeps owed */
+	EXPECT(uc_advance(200 * MS) == 0);	/* A alone: V moves 200 ms */
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_curr(0) == 2);		/* owed: preempts at once */
+	EXPECT(uc_kick_stats()->preempted == 1);
+	sample(0, 40, log);
+	for (i = 0; i < 40; i++)
+		b += log[i] == 2;
+	printf("#   owed sleeper: %d of the next 40 ms\n", b);
+	EXPECT(b >= 20 && b <= 28);		/* its lag back, not 200 ms */
+
+	/* With a 20 ms request, B runs 12 ms past A and sleeps in debt. */
+	EXPECT(uc_setattr(2, 0, 20 * MS, &err) == 0 && err == 0);
+	run_until(0, 1);
+	run_until(0, 2);			/* a stretch of B's 20 ms request */
+	EXPECT(uc_advance(12 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);
+	EXPECT(uc_advance(200 * MS) == 0);
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_curr(0) == 1);		/* in debt: waits */
+	EXPECT(uc_kick_stats()->preempted == 1);
+	sample(0, 40, log);
+	for (i = 0; i < 40 && log[i] != 2; i++)
+		;
+	printf("#   sleeper in debt: first runs %d ms after its wakeup\n", i);
+	EXPECT(i >= 8 && i <= 16);		/* A catches up first */
+}
+
+/*
+ * Wakeup preemption: an owed sleeper wakes on a busy CPU; unblock_place()
+ * kicks it (PREEMPT), preempt() puts the running task back, and the class
+ * switches. A sleeper in debt is not the pick: no kick.
+ */
+static void t_wakeup_kick(void)
+{
+	const struct uc_kick_stats *k;
+	int err;
+
+	START(.nr_cpus = 1);
+	k = uc_kick_stats();
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);	/* A ran a tick, B runs */
+	EXPECT(uc_advance(1 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);		/* B owed 1.5 ms */
+	EXPECT(uc_advance(10 * MS) == 0);
+	EXPECT(k->preempt_kicks == 0);
+	EXPECT(uc_wake(2) == 0);
+	printf("#   kicks %llu preempt %llu calls %llu preempted %llu\n",
+	       k->kicks, k->preempt_kicks, k->preempt_calls, k->preempted);
+	EXPECT(k->preempt_kicks == 1 && k->preempt_calls == 1 && k->preempted == 1);
+	EXPECT(uc_calls(SAAKM_EV_PREEMPT) == 1);
+	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+	/* A, with a 20 ms request, sleeps 12 ms into it, in debt. */
+	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	run_until(0, 2);
+	run_until(0, 1);
+	EXPECT(uc_advance(12 * MS) == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_block(1) == 0);
+	EXPECT(uc_advance(10 * MS) == 0);
+	EXPECT(uc_wake(1) == 0);
+	EXPECT(uc_curr(0) == 2 && k->preempt_kicks == 1);
+}
+
+/* Weights: nice 0 and nice 5 hogs on one CPU for 10 s share 1024:335. */
+static void t_weights(void)
+{
+	double ratio;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 5) == 0);
+	EXPECT(uc_advance(10000 * MS) == 0);
+	ratio = (double)uc_runtime(1) / (double)uc_runtime(2);
+	printf("#   nice 0: %llu ms, nice 5: %llu ms, ratio %.3f (1024/335 = 3.057)\n",
+	       uc_runtime(1) / MS, uc_runtime(2) / MS, ratio);
+	EXPECT(ratio > 3.057 * 0.95 && ratio < 3.057 * 1.05);
+}
+
+/* sched_runtime is the slice: 20 ms requests run 20 ms; 1 s is clamped to 100 ms. */
+static void t_runtime_slice(void)
+{
+	int log[400], err, a, b;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	sample(0, 100, log);
+	a = longest_run(log, 100, 1);
+	printf("#   default slices: longest runs %d and %d ms\n", a, longest_run(log, 100, 2));
+	EXPECT(a <= 8);
+	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	EXPECT(uc_advance(100 * MS) == 0);
+	sample(0, 200, log);
+	a = longest_run(log, 200, 1);
+	b = longest_run(log, 200, 2);
+	printf("#   A with 20 ms: longest runs %d (A) and %d (B) ms\n", a, b);
+	EXPECT(a >= 20 && a <= 24);
+	EXPECT(uc_setattr(1, 0, 1000 * MS, &err) == 0 && err == 0);
+	EXPECT(uc_advance(300 * MS) == 0);
+	sample(0, 400, log);
+	a = longest_run(log, 400, 1);
+	printf("#   A with 1 s (clamped to 100 ms): longest run %d ms\n", a);
+	EXPECT(a >= 100 && a <= 104);
+	EXPECT(uc_runtime(1) > 300 * MS && uc_runtime(2) > 300 * MS);
+}
+
+/*
+ * Run to parity: a task that got the CPU keeps it at wakeups while it is
+ * eligible and its request lasts. A nice -5 task forked next to it has
+ * the same vruntime and an earlier deadline (a shorter virtual slice):
+ * with run_to_parity=N it takes the CPU at once, with Y at the tick that
+ * ends the running task's request.
+ */
+static void parity(const char *params, int expect_curr)
+{
+	START(.nr_cpus = 1, .params = params);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, -5) == 0);
+	EXPECT(uc_curr(0) == expect_curr);
+	EXPECT(uc_kick_stats()->preempted == (expect_curr == 2));
+	EXPECT(uc_advance(4 * MS) == 0);	/* the tick ends the request */
+	EXPECT(uc_curr(0) == 3 - expect_curr);
+}
+
+static void t_parity_on(void)
+{
+	parity(NULL, 1);
+}
+
+static void t_parity_off(void)
+{
+	parity("run_to_parity=N", 2);
+}
+
+/* PREEMPT_SHORT: a shorter request cuts into a protected task's slice. */
+static void t_preempt_short(void)
+{
+	int err;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	EXPECT(uc_setattr(2, 0, 100 * US, &err) == 0 && err == 0);
+	EXPECT(uc_block(1) == 0);
+	EXPECT(uc_advance(8 * MS) == 0);
+	EXPECT(uc_wake(1) == 0);
+	EXPECT(uc_block(2) == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_wake(2) == 0);		/* as in t_parity_on, but shorter */
+	EXPECT(uc_curr(0) == 2);
+}
+
+/* yield: an eligible task gives up its request; alone it keeps running. */
+static void t_yield(void)
+{
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_yield(1) == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_yield(1) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_state(1) == SAAKM_READY);
+	EXPECT(uc_yield(2) == 0);		/* 2 is ahead now: 1 runs */
+	EXPECT(uc_curr(0) == 1);
+}
+
+/* An idle CPU pulls from the heaviest one, up to an even split of weight. */
+static void t_newly_idle(void)
+{
+	int pid;
+
+	START(.nr_cpus = 2, .params = "balance_ms=0");
+	for (pid = 1; pid <= 5; pid++)
+		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);	/* all on cpu 0 */
+	for (pid = 1; pid <= 5; pid++)
+		EXPECT(uc_set_affinity(pid, 0x3) == 0);
+	EXPECT(uc_fork(6, 1, 0x2, 0) == 0);	/* cpu 1, then it sleeps */
+	EXPECT(uc_block(6) == 0);		/* newly idle: pulls 2 of 4 waiting */
+	EXPECT(uc_nr_ready(0) + (uc_curr(0) >= 0) == 3);
+	EXPECT(uc_nr_ready(1) + (uc_curr(1) >= 0) == 2);
+	EXPECT(uc_calls(SAAKM_EV_BALANCE_PICK) >= 2);
+}
+
+/* Three hogs on two CPUs: periodic balancing rotates them, about 2/3 each. */
+static void t_three_on_two(void)
+{
+	unsigned long long total;
+	int pid;
+
+	START(.nr_cpus = 2);
+	for (pid = 1; pid <= 3; pid++)
+		EXPECT(uc_fork(pid, 0, 0, 0) == 0);
+	EXPECT(uc_advance(20000 * MS) == 0);
+	total = uc_runtime(1) + uc_runtime(2) + uc_runtime(3);
+	printf("#   shares of a CPU: %.1f%% %.1f%% %.1f%% (total %llu ms)\n",
+	       uc_runtime(1) * 100.0 / (20000 * MS), uc_runtime(2) * 100.0 / (20000 * MS),
+	       uc_runtime(3) * 100.0 / (20000 * MS), total / MS);
+	for (pid = 1; pid <= 3; pid++)
+		EXPECT(uc_runtime(pid) > 20000 * MS * 567 / 1000 &&
+		       uc_runtime(pid) < 20000 * MS * 767 / 1000);
+	EXPECT(total >= 2 * 20000 * MS * 99 / 100);
+}
+
+/* NOHZ kick: a busy CPU's tick wakes an idle CPU that pulls the waiting task. */
+static void t_nohz_kick(void)
+{
+	START(.nr_cpus = 2, .params = "balance_ms=0");
+	EXPECT(uc_fork(1, 0, 0x1, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0x1, 0) == 0);	/* both wait on cpu 0 */
+	EXPECT(uc_set_affinity(2, 0x3) == 0);	/* could run on idle cpu 1 */
+	EXPECT(uc_curr(1) == -1);
+	EXPECT(uc_advance(8 * MS) == 0);	/* the tick that leaves 2 waiting kicks cpu 1 */
+	EXPECT(uc_kick_stats()->idle_kicks >= 1);
+	EXPECT(uc_curr(1) >= 0 && uc_curr(0) >= 0);
+}
+
+/* The guard: a nice 19 task next to nice -20 runs within starve_ms. */
+static void t_starvation_guard(void)
+{
+	START(.nr_cpus = 1, .params = "starve_ms=100", .stall_ns = 200 * MS);
+	EXPECT(uc_fork(1, 0, 0, -20) == 0);
+	EXPECT(uc_fork(2, 0, 0, 19) == 0);
+	EXPECT(uc_advance(2000 * MS) == 0);
+	printf("#   nice -20: %llu ms, nice 19: %llu ms\n", uc_runtime(1) / MS, uc_runtime(2) / MS);
+	EXPECT(uc_runtime(2) >= 12 * MS && uc_runtime(2) <= 120 * MS);
+}
+
+/* Attributes and parameters: what fair.c refuses is refused, not clamped. */
+static void t_bad_input(void)
+{
+	struct uc_opts o = { .nr_cpus = 1, .params = "base_slice_us=5", .quiet = 1 };
+	char buf[32];
+	int err;
+
+	EXPECT(uc_start(&o) == -EINVAL);
+	uc_clear_failure();
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_setattr(1, 20, 0, &err) == 0 && err == -EINVAL);
+	EXPECT(uc_setattr(1, -3, 5 * MS, &err) == 0 && err == 0);
+	EXPECT(usim_param_write("base_slice_us", "99") == -EINVAL);
+	EXPECT(usim_param_write("base_slice_us", "100001") == -EINVAL);
+	EXPECT(usim_param_write("base_slice_us", "3000") == 0);
+	EXPECT(usim_param_read("base_slice_us", buf, sizeof(buf)) == 0 && !strcmp(buf, "3000"));
+	EXPECT(usim_param_write("starve_ms", "5") == -EINVAL);
+	EXPECT(usim_param_write("starve_ms", "0") == 0);
+	EXPECT(usim_param_write("balance_ms", "1001") == -EINVAL);
+	EXPECT(usim_param_write("run_to_parity", "maybe") == -EINVAL);
+	uc_clear_failure();
+}
+
+/* Exit and unload: terminate each task, nothing left. */
+static void t_unload(void)
+{
+	int pid;
+
+	START(.nr_cpus = 2);
+	for (pid = 1; pid <= 6; pid++)
+		EXPECT(uc_fork(pid, 0, 0, pid - 3) == 0);
+	EXPECT(uc_block(uc_curr(0)) == 0);
+	EXPECT(uc_exit(uc_curr(1)) == 0);
+	EXPECT(uc_advance(30 * MS) == 0);
+	EXPECT(uc_unload() == 0);
+	EXPECT(uc_calls(SAAKM_EV_TERMINATE) == 6);
+	EXPECT(usim_alloc_outstanding() == 0);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * The cost of a pick: @n tasks queued on one CPU, the running one
+ * preempted at each tick (schedule() then walks the runqueue). Measured
+ * through libusim's own usim_call(), without the class simulation's
+ * per-operation invariant checks, which are O(tasks).
+ */
+static double pick_ns(int n, int mixed)
+{
+	struct saakm_policy *pol;
+	struct task_struct *p;
+	double t0, spent = 0;
+	int i, picks = 0;
+
+	usim_setup(1, NULL);
+	usim_set_quiet(1);
+	if (usim_load())
+		return -1;
+	pol = usim_policy(NULL);
+	for (i = 0; i <= n; i++) {
+		p = usim_task(i + 1);
+		usim_set_nice(p, mixed ? (i * 7) % 40 - 20 : 0);
+		usim_call(pol, SAAKM_EV_NEW_PREPARE, 0, p, 0);
+		usim_call(pol, SAAKM_EV_NEW_PLACE, 0, p, 0);
+	}
+	for (i = 0; i < 2000 + 20 * n; i++) {
+		t0 = now_ns();
+		if (usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0) < 0)
+			return -1;
+		spent += now_ns() - t0;
+		picks++;
+		p = usim_last_task();
+		usim_set_on_cpu(p, 1);
+		usim_task_add_runtime(p, 4 * MS);
+		usim_advance_ns(4 * MS);
+		usim_call(pol, SAAKM_EV_TICK, 0, p, 0);
+		usim_set_on_cpu(p, 0);
+		if (usim_task_state(p) != SAAKM_READY_TICK)
+			usim_call(pol, SAAKM_EV_YIELD, 0, p, 0);
+		usim_force_state(p, SAAKM_READY);
+	}
+	return usim_error_count() ? -1 : spent / picks;
+}
+
+static void t_pick_cost(void)
+{
+	static const int sizes[] = { 1, 10, 100, 1000 };
+	double ns[4], mixed[4];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		ns[i] = pick_ns(sizes[i], 0);
+		mixed[i] = pick_ns(sizes[i], 1);
+		printf("#   %4d queued: %7.0f ns/pick (nice 0), %7.0f ns/pick (nice -20..19)\n",
+		       sizes[i], ns[i], mixed[i]);
+		EXPECT(ns[i] > 0 && mixed[i] > 0);
+	}
+	/* A pick walks only the ineligible tasks before the first eligible one. */
+	EXPECT(ns[3] < 20000 && mixed[3] < 200000);
+}
+
+int main(void)
+{
+	printf("# saakm_eevdf (policies/eevdf/saakm_eevdf.c) on libusim\n");
+	RUN(t_eligibility, "eligibility first: an earlier deadline ahead of V waits");
+	RUN(t_deadline_order, "equal vruntimes: picked in virtual deadline order");
+	RUN(t_lag_sleep, "lag kept across a sleep: owed preempts, in debt waits");
+	RUN(t_wakeup_kick, "wakeup preemption through saakm_kick_cpu(PREEMPT)");
+	RUN(t_weights, "nice 0 vs 5 on one CPU: ratio within 5% of 3.06");
+	RUN(t_runtime_slice, "sched_runtime is the slice, clamped to 100 ms");
+	RUN(t_parity_on, "run to parity: a protected task keeps the CPU at a wakeup");
+	RUN(t_parity_off, "run_to_parity=N: the earlier deadline preempts at wakeup");
+	RUN(t_preempt_short, "PREEMPT_SHORT: a shorter request cuts in");
+	RUN(t_yield, "yield: an eligible task gives up its request");
+	RUN(t_newly_idle, "newly idle: pull from the heaviest CPU to an even split");
+	RUN(t_three_on_two, "3 hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
+	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
+	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");
+	RUN(t_bad_input, "bad nice and parameters refused (EINVAL)");
+	RUN(t_unload, "exit and unload: terminate each task, nothing left");
+	RUN(t_pick_cost, "pick cost at 1, 10, 100, 1000 queued tasks");
+	return tap_done();
+}
