@@ -39,6 +39,9 @@ done
 declare -A STRESS_ARGS=(
 	[fifo]="-P slice_ms=20 -P slice_ms=0 -P slice_ms=1 -P 'slice_ms=4 steal=Y' -P 'slice_ms=20 steal=Y'"
 	[nullpol]="-p null0,null1 -P count=2 -P count=5"
+	# starve_ms below the stress's 250 ms watchdog (the default, 1000, is for 5 s)
+	[eevdf]="-P starve_ms=100 -P 'starve_ms=100 run_to_parity=N' -P 'starve_ms=50 base_slice_us=3000' -P 'starve_ms=100 balance_ms=4' -P 'starve_ms=100 balance_ms=0' -P 'starve_ms=200 base_slice_us=100'"
+	[wfq]="-P slice_ms=3 -P 'slice_ms=1 balance_ms=4 balance_max=2' -P 'slice_ms=10 wakeup_gran_us=0'"
 	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
 )
 # Policies compiled and unit-tested; those stressed (and soaked). The
@@ -46,8 +49,8 @@ declare -A STRESS_ARGS=(
 # services: its naive virtual-runtime order can starve a low-weight task
 # past the stress's 250 ms watchdog (the stress finds that), so it is not
 # stressed.
-POLICIES="fifo nullpol usim_selftest"
-STRESSED="fifo nullpol"
+POLICIES="fifo eevdf wfq nullpol usim_selftest"
+STRESSED="fifo eevdf wfq nullpol"
 MAKE_SEEDS=200			# make test: seeds 1..200 per policy (sanitized)
 
 summary() {
