@@ -372,7 +372,6 @@ static struct task_struct *pick_eevdf(struct eevdf_cpu *ec)
 	return best ?: first;	/* someone is always eligible; be safe */
 }
 
-
 /* PREEMPT_SHORT at a wakeup: a shorter, eligible request may cut in. */
 static bool do_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *pse,
 			     struct eevdf_task *se)
@@ -498,6 +497,21 @@ static void put_prev(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 	enqueue(ec, p, cpu, state);
 }
 
+/* @p no longer counts on @ec: out of curr or the sums, and of the load. */
+static void leave_cpu(struct eevdf_cpu *ec, struct task_struct *p)
+{
+	struct eevdf_task *t = ev(p);
+
+	if (ec->curr == p)
+		ec->curr = NULL;
+	else
+		dequeue(ec, t);
+	if (ec->prev == p)
+		ec->prev = NULL;
+	set_load(ec, -(long)t->weight);
+	t->cpu = -1;
+}
+
 /*
  * @p stops counting on its CPU (sleep, class move, balancing): save its lag
  * against V and, unless it sleeps, its deadline relative to its vruntime,
@@ -513,14 +527,7 @@ static void take_off(struct eevdf_cpu *ec, struct task_struct *p, bool sleep)
 		t->deadline -= t->vruntime;
 		t->rel_deadline = true;
 	}
-	if (ec->curr == p)
-		ec->curr = NULL;
-	else
-		dequeue(ec, t);
-	if (ec->prev == p)
-		ec->prev = NULL;
-	set_load(ec, -(long)t->weight);
-	t->cpu = -1;
+	leave_cpu(ec, p);
 	reweight(NULL, t);
 }
 
@@ -728,20 +735,8 @@ static void eevdf_yield(struct saakm_policy *pol, struct task_struct *p, int cpu
 
 static void eevdf_terminate(struct saakm_policy *pol, struct task_struct *p)
 {
-	struct eevdf_task *t = ev(p);
-
-	if (t && t->cpu >= 0) {
-		struct eevdf_cpu *ec = cpu_of(t->cpu);
-
-		if (ec->curr == p)
-			ec->curr = NULL;
-		else
-			dequeue(ec, t);
-		if (ec->prev == p)
-			ec->prev = NULL;
-		set_load(ec, -(long)t->weight);
-		t->cpu = -1;
-	}
+	if (ev(p) && ev(p)->cpu >= 0)
+		leave_cpu(cpu_of(ev(p)->cpu), p);
 	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
 }
 

@@ -368,6 +368,8 @@ static void t_bad_input(void)
 	EXPECT(usim_param_write("starve_ms", "0") == 0);
 	EXPECT(usim_param_write("balance_ms", "1001") == -EINVAL);
 	EXPECT(usim_param_write("run_to_parity", "maybe") == -EINVAL);
+	EXPECT(uc_setattr_blob(1, 0, 0, "x", 1, &err) == 0 && err == -EINVAL);
+	EXPECT(uc_setattr_blob(1, 0, 0, NULL, 0, &err) == 0 && err == 0);
 	uc_clear_failure();
 }
 
@@ -415,8 +417,12 @@ static double pick_ns(int n, int mixed)
 	pol = usim_policy(NULL);
 	for (i = 0; i <= n; i++) {
 		p = usim_task(i + 1);
-		usim_set_nice(p, mixed ? (i * 7) % 40 - 20 : 0);
+		usim_set_nice(p, mixed == 1 ? (i * 7) % 40 - 20 : 0);
 		usim_call(pol, SAAKM_EV_NEW_PREPARE, 0, p, 0);
+		if (mixed == 2) {	/* requests of 0.1 and 100 ms */
+			usim_set_sched_runtime(p, i % 2 ? 100 * US : 100 * MS);
+			usim_call(pol, SAAKM_EV_SETPARAM_ATTR, 0, p, 0);
+		}
 		usim_call(pol, SAAKM_EV_NEW_PLACE, 0, p, 0);
 	}
 	for (i = 0; i < 2000 + 20 * n; i++) {
@@ -438,21 +444,38 @@ static double pick_ns(int n, int mixed)
 	return usim_error_count() ? -1 : spent / picks;
 }
 
+/* The best of five runs: the least disturbed by the host. */
+static double best_pick_ns(int n, int mixed)
+{
+	double best = -1, ns;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		ns = pick_ns(n, mixed);
+		if (ns < 0)
+			return -1;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return best;
+}
+
 static void t_pick_cost(void)
 {
 	static const int sizes[] = { 1, 10, 100, 1000 };
-	double ns[4], mixed[4];
+	double ns[4], mixed[4], slices[4];
 	int i;
 
+	printf("#   ns per schedule(): nice 0 | nice -20..19 | slices 0.1 and 100 ms\n");
 	for (i = 0; i < 4; i++) {
-		ns[i] = pick_ns(sizes[i], 0);
-		mixed[i] = pick_ns(sizes[i], 1);
-		printf("#   %4d queued: %7.0f ns/pick (nice 0), %7.0f ns/pick (nice -20..19)\n",
-		       sizes[i], ns[i], mixed[i]);
-		EXPECT(ns[i] > 0 && mixed[i] > 0);
+		ns[i] = best_pick_ns(sizes[i], 0);
+		mixed[i] = best_pick_ns(sizes[i], 1);
+		slices[i] = best_pick_ns(sizes[i], 2);
+		printf("#   %4d queued: %7.0f | %7.0f | %7.0f\n", sizes[i], ns[i], mixed[i], slices[i]);
+		EXPECT(ns[i] > 0 && mixed[i] > 0 && slices[i] > 0);
 	}
 	/* A pick walks only the ineligible tasks before the first eligible one. */
-	EXPECT(ns[3] < 20000 && mixed[3] < 200000);
+	EXPECT(ns[3] < 20000 && mixed[3] < 200000 && slices[3] < 200000);
 }
 
 int main(void)
@@ -472,7 +495,7 @@ int main(void)
 	RUN(t_three_on_two, "3 hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
 	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
 	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");
-	RUN(t_bad_input, "bad nice and parameters refused (EINVAL)");
+	RUN(t_bad_input, "bad nice, attribute blob and parameters refused (EINVAL)");
 	RUN(t_unload, "exit and unload: terminate each task, nothing left");
 	RUN(t_pick_cost, "pick cost at 1, 10, 100, 1000 queued tasks");
 	return tap_done();
