@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests of policies/wfq/saakm_wfq.c, compiled unchanged against
+ * libusim and driven by the class simulation (usim_class.h): CPU shares in
+ * the ratio of the nice weights, slices, the bound on a sleeper's credit,
+ * wakeup preemption through saakm_kick_cpu(), balancing by weighted load
+ * (several tasks per balance, idle CPUs kicked by busy ones), nice changes,
+ * the attribute checks and the validation of module parameters.
+ */
+#include "policy_test.h"
+
+#define MS 1000000ULL
+
+/* The fair class's weights of nice 0 and 5: the ratio the shares must have. */
+#define W_NICE0	1024.0
+#define W_NICE5	335.0
+
+/* |a/b - want| <= tol * want */
+static int ratio_within(unsigned long long a, unsigned long long b, double want, double tol)
+{
+	double r = b ? (double)a / (double)b : 0;
+
+	printf("#   ratio %.4f, want %.4f +- %.0f%%\n", r, want, tol * 100);
+	return r >= want * (1 - tol) && r <= want * (1 + tol);
+}
+
+/* Two hogs at nice 0 and 5 on one CPU: CPU time 1024:335 within 5%. */
+static void t_nice_ratio(void)
+{
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 5) == 0);
+	EXPECT(uc_advance(10000 * MS) == 0);
+	EXPECT(uc_runtime(1) + uc_runtime(2) == 10000 * MS);
+	EXPECT(ratio_within(uc_runtime(1), uc_runtime(2), W_NICE0 / W_NICE5, 0.05));
+}
+
+/* The same for another pair: nice -2 and 4 share 1586:423 (sched_prio_to_weight). */
+static void t_nice_ratio_other(void)
+{
+	START(.nr_cpus = 1, .params = "slice_ms=1");
+	EXPECT(uc_fork(1, 0, 0, -2) == 0);
+	EXPECT(uc_fork(2, 0, 0, 4) == 0);
+	EXPECT(uc_advance(5000 * MS) == 0);
+	EXPECT(ratio_within(uc_runtime(1), uc_runtime(2), 1586.0 / 423.0, 0.05));
+}
+
+/* slice_ms=8: equal tasks alternate at the first tick at or past 8 ms. */
+static void t_slice(void)
+{
+	START(.nr_cpus = 1, .params = "slice_ms=8");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_runtime(1) == 8 * MS);
+	EXPECT(uc_advance(8 * MS) == 0);
+	EXPECT(uc_curr(0) == 1 && uc_runtime(2) == 8 * MS);
+}
+
+/* Alone on its CPU, a task is never preempted. */
+static void t_alone(void)
+{
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_advance(100 * MS) == 0);
+	EXPECT(uc_curr(0) == 1 && uc_runtime(1) == 100 * MS);
+	EXPECT(uc_calls(SAAKM_EV_SCHEDULE) == 1);
+}
+
+/*
+ * A task that slept 1 s while another ran wakes with one slice of credit,
+ * not a second: over the next 200 ms the two share the CPU about evenly
+ * (without the bound it would run the whole 200 ms).
+ */
+static void t_sleeper_bound(void)
+{
+	unsigned long long before;
+
+	START(.nr_cpus = 1, .params = "slice_ms=3");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);
+	EXPECT(uc_advance(1000 * MS) == 0);
+	before = uc_runtime(2);
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_advance(200 * MS) == 0);
+	printf("#   woken task ran %llu ms of 200\n", (uc_runtime(2) - before) / MS);
+	EXPECT(uc_runtime(2) - before >= 90 * MS && uc_runtime(2) - before <= 110 * MS);
+}
+
+/* A task forked after another ran 1 s alone starts level with it. */
+static void t_new_task(void)
+{
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_advance(1000 * MS) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(200 * MS) == 0);
+	printf("#   new task ran %llu ms of 200\n", uc_runtime(2) / MS);
+	EXPECT(uc_runtime(2) >= 90 * MS && uc_runtime(2) <= 110 * MS);
+}
+
+/*
+ * Wakeup preemption: the long sleeper is a slice (3 ms) behind the
+ * running hog, more than wakeup_gran_us (1 ms): its wakeup kicks the CPU
+ * and preempt() hands it the CPU at once, before any tick.
+ */
+static void t_wakeup_preempt(void)
+{
+	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=1000");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);
+	EXPECT(uc_advance(100 * MS + MS / 2) == 0);	/* half-way between ticks */
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_kick_stats()->preempt_kicks == 1);
+	EXPECT(uc_kick_stats()->preempted == 1);
+	EXPECT(uc_calls(SAAKM_EV_PREEMPT) == 1);
+	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+}
+
+/* A granularity larger than the credit: no kick, the hog keeps the CPU. */
+static void t_wakeup_no_preempt(void)
+{
+	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_block(2) == 0);
+	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_kick_stats()->preempt_kicks == 0);
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_advance(4 * MS) == 0);	/* the tick: slice used, 2 is behind */
+	EXPECT(uc_curr(0) == 2);
+}
+
+/* Tasks on @cpu, runnable. */
+static int nr_on(int cpu, int first, int last)
+{
+	int pid, n = 0;
+
+	for (pid = first; pid <= last; pid++)
+		n += uc_runnable(pid) && uc_cpu_of(pid) == cpu;
+	return n;
+}
+
+/*
+ * 8 hogs on CPU 0 (pinned, then allowed both CPUs); CPU 1's only task goes
+ * to sleep: in that one balance (newly_idle) CPU 1 pulls 4 of them, each
+ * move evening the loads until they are even (balance_max=8), or 2 with
+ * balance_max=2. No time passes: no tick, no periodic balance.
+ */
+static void balance_several(const char *params, int want, int picks)
+{
+	int pid;
+
+	START(.nr_cpus = 2, .params = params);
+	EXPECT(uc_fork(9, 1, 0x2, 0) == 0);
+	for (pid = 1; pid <= 8; pid++)
+		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
+	for (pid = 1; pid <= 8; pid++)
+		EXPECT(uc_set_affinity(pid, 0x3) == 0);
+	EXPECT(nr_on(0, 1, 8) == 8 && uc_curr(1) == 9);
+	EXPECT(uc_block(9) == 0);
+	printf("#   %d on cpu 0, %d on cpu 1\n", nr_on(0, 1, 8), nr_on(1, 1, 8));
+	EXPECT(nr_on(1, 1, 8) == want && nr_on(0, 1, 8) == 8 - want);
+	EXPECT(uc_calls(SAAKM_EV_NEWLY_IDLE) == 1);
+	EXPECT(uc_calls(SAAKM_EV_BALANCE_PICK) == (unsigned long long)picks);
+}
+
+static void t_balance_several(void)
+{
+	balance_several("balance_max=8 balance_ms=1000", 4, 5);	/* the 5th: NULL */
+}
+
+static void t_balance_max(void)
+{
+	balance_several("balance_max=2 balance_ms=1000", 2, 2);
+}
+
+/*
+ * NOHZ kick: CPU 1 idles (its tick stopped, no periodic balance due); at
+ * CPU 0's next tick, CPU 0 has tasks waiting and kicks it, and it pulls.
+ */
+static void t_nohz_kick(void)
+{
+	int pid;
+
+	START(.nr_cpus = 2, .params = "balance_ms=1000");
+	for (pid = 1; pid <= 4; pid++)
+		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);	/* the first periodic balance: all pinned */
+	for (pid = 1; pid <= 4; pid++)
+		EXPECT(uc_set_affinity(pid, 0x3) == 0);
+	EXPECT(uc_curr(1) == -1);
+	EXPECT(uc_kick_stats()->idle_kicks == 1);	/* declined: all pinned */
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_kick_stats()->idle_kicks == 2);
+	EXPECT(nr_on(1, 1, 4) == 2 && uc_curr(1) > 0);
+}
+
+/*
+ * Balancing evens weights, not counts: one nice -5 task (3121) and three
+ * nice 0 tasks (1024 each) end up 1 against 3.
+ */
+static void t_balance_weighted(void)
+{
+	int pid, heavy_cpu;
+
+	START(.nr_cpus = 2, .params = "balance_ms=8");
+	EXPECT(uc_fork(1, 0, 0x1, -5) == 0);
+	for (pid = 2; pid <= 4; pid++)
+		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
+	for (pid = 1; pid <= 4; pid++)
+		EXPECT(uc_set_affinity(pid, 0x3) == 0);
+	EXPECT(uc_advance(100 * MS) == 0);
+	heavy_cpu = uc_cpu_of(1);
+	printf("#   nice -5 task on cpu %d with %d others\n", heavy_cpu, nr_on(heavy_cpu, 2, 4));
+	EXPECT(nr_on(heavy_cpu, 2, 4) == 0 && nr_on(!heavy_cpu, 2, 4) == 3);
+}
+
+/* Three equal hogs on two CPUs take turns: each gets 2/3 of a CPU. */
+static void t_three_on_two(void)
+{
+	int pid;
+
+	START(.nr_cpus = 2);
+	for (pid = 1; pid <= 3; pid++)
+		EXPECT(uc_fork(pid, 0, 0, 0) == 0);
+	EXPECT(uc_advance(20000 * MS) == 0);
+	for (pid = 1; pid <= 3; pid++) {
+		printf("#   task %d: %.1f%% of a CPU\n", pid, uc_runtime(pid) * 100.0 / (20000 * MS));
+		EXPECT(uc_runtime(pid) >= 20000 * MS * 2 / 3 * 0.9 &&
+		       uc_runtime(pid) <= 20000 * MS * 2 / 3 * 1.1);
+	}
+}
+
+/* A CPU going idle pulls a waiting task from the busiest CPU. */
+static void t_newly_idle(void)
+{
+	START(.nr_cpus = 2, .params = "balance_ms=1000");
+	EXPECT(uc_fork(1, 0, 0x1, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0x1, 0) == 0);
+	EXPECT(uc_fork(3, 1, 0x2, 0) == 0);
+	EXPECT(uc_set_affinity(2, 0x3) == 0);
+	EXPECT(uc_block(3) == 0);		/* cpu 1 goes idle: pulls 2 */
+	EXPECT(uc_cpu_of(2) == 1 && uc_curr(1) == 2);
+	EXPECT(uc_calls(SAAKM_EV_NEWLY_IDLE) >= 1);
+}
+
+/* A pinned task is never pulled. */
+static void t_pinned_stays(void)
+{
+	int pid;
+
+	START(.nr_cpus = 2, .params = "balance_ms=4");
+	for (pid = 1; pid <= 4; pid++)
+		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
+	EXPECT(uc_advance(200 * MS) == 0);
+	EXPECT(nr_on(0, 1, 4) == 4 && uc_curr(1) == -1);
+	EXPECT(uc_kick_stats()->idle_kicks > 0);	/* cpu 1 was asked, and declined */
+}
+
+/* setpriority() while running: the new weight applies from then on. */
+static void t_renice(void)
+{
+	unsigned long long a, b;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(2000 * MS) == 0);
+	EXPECT(ratio_within(uc_runtime(1), uc_runtime(2), 1.0, 0.05));
+	EXPECT(uc_set_nice(2, 5) == 0);
+	a = uc_runtime(1);
+	b = uc_runtime(2);
+	EXPECT(uc_advance(5000 * MS) == 0);
+	EXPECT(ratio_within(uc_runtime(1) - a, uc_runtime(2) - b, W_NICE0 / W_NICE5, 0.05));
+}
+
+/* checkparam_attr: a nice value outside -20..19 is refused (by the class). */
+static void t_attr_nice(void)
+{
+	int err = 0;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_setattr(1, 20, 0, &err) == 0 && err == -EINVAL);
+	EXPECT(uc_setattr(1, 3, 0, &err) == 0 && err == 0);
+}
+
+/* Module parameters: defaults, ranges checked at load and at run time. */
+static void t_params(void)
+{
+	char buf[64];
+
+	START(.nr_cpus = 1);
+	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "3"));
+	EXPECT(usim_param_write("slice_ms", "0") == -EINVAL);
+	EXPECT(usim_param_write("slice_ms", "101") == -EINVAL);
+	EXPECT(usim_param_write("slice_ms", "abc") == -EINVAL);
+	EXPECT(usim_param_write("wakeup_gran_us", "100001") == -EINVAL);
+	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "3"));
+	EXPECT(usim_param_write("slice_ms", "10") == 0);
+	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "10"));
+	uc_clear_failure();
+}
+
+/* A bad value at load time: the module does not load. */
+static void t_params_load(void)
+{
+	struct uc_opts o = { .nr_cpus = 1, .quiet = 1, .params = "balance_max=0" };
+
+	EXPECT(uc_start(&o) != 0);
+	uc_clear_failure();
+}
+
+/* Exit and unload: nothing left attached or allocated. */
+static void t_unload(void)
+{
+	int pid;
+
+	START(.nr_cpus = 2);
+	for (pid = 1; pid <= 6; pid++)
+		EXPECT(uc_fork(pid, 0, 0, pid % 3 - 1) == 0);
+	EXPECT(uc_advance(50 * MS) == 0);
+	EXPECT(uc_block(uc_curr(0)) == 0);
+	EXPECT(uc_exit(uc_curr(1)) == 0);
+	EXPECT(uc_advance(30 * MS) == 0);
+	EXPECT(uc_unload() == 0);
+	EXPECT(usim_alloc_outstanding() == 0);
+}
+
+int main(void)
+{
+	printf("# saakm_wfq (policies/wfq/saakm_wfq.c) on libusim\n");
+	RUN(t_nice_ratio, "nice 0 and 5 on one CPU for 10 s: 1024:335 within 5%");
+	RUN(t_nice_ratio_other, "nice -2 and 4, slice_ms=1: 1586:423 within 5%");
+	RUN(t_slice, "slice_ms=8: equal tasks alternate at the 8 ms tick");
+	RUN(t_alone, "alone: never preempted");
+	RUN(t_sleeper_bound, "a 1 s sleeper gets one slice of credit, not the CPU");
+	RUN(t_new_task, "a new task starts at min_vruntime: half the CPU, not all");
+	RUN(t_wakeup_preempt, "wakeup preemption: kick, preempt(), woken task runs at once");
+	RUN(t_wakeup_no_preempt, "wakeup_gran_us above the credit: no kick, tick decides");
+	RUN(t_balance_several, "a CPU going idle pulls 4 of 8 in one balance");
+	RUN(t_balance_max, "balance_max=2: one balance moves 2");
+	RUN(t_nohz_kick, "a busy CPU's tick kicks an idle CPU, which pulls");
+	RUN(t_balance_weighted, "balance by weight: nice -5 alone against 3 nice 0");
+	RUN(t_three_on_two, "3 equal hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
+	RUN(t_newly_idle, "newly idle CPU pulls from the busiest");
+	RUN(t_pinned_stays, "pinned tasks are never pulled");
+	RUN(t_renice, "renice while running: new weight from then on");
+	RUN(t_attr_nice, "nice outside -20..19 refused, a valid one accepted");
+	RUN(t_params, "parameters: out-of-range writes refused, value kept");
+	RUN(t_params_load, "balance_max=0 at load: refused");
+	RUN(t_unload, "exit and unload: nothing left");
+	return tap_done();
+}
