@@ -298,6 +298,20 @@ static void t_attr_nice(void)
 	EXPECT(uc_setattr(1, 3, 0, &err) == 0 && err == 0);
 }
 
+/* checkparam_attr: wfq takes no attribute blob; nice is left as it was. */
+static void t_attr_blob(void)
+{
+	char blob[8] = { 1 };
+	int err = 0;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_setattr_blob(1, 5, 0, blob, sizeof(blob), &err) == 0 && err == -EINVAL);
+	EXPECT(uc_calls(SAAKM_EV_SETPARAM_ATTR) == 0);
+	EXPECT(uc_setattr_blob(1, 5, 0, NULL, 0, &err) == 0 && err == 0);
+	EXPECT(uc_calls(SAAKM_EV_SETPARAM_ATTR) == 1);
+}
+
 /* Module parameters: defaults, ranges checked at load and at run time. */
 static void t_params(void)
 {
@@ -360,6 +374,7 @@ int main(void)
 	RUN(t_pinned_stays, "pinned tasks are never pulled");
 	RUN(t_renice, "renice while running: new weight from then on");
 	RUN(t_attr_nice, "nice outside -20..19 refused, a valid one accepted");
+	RUN(t_attr_blob, "an attribute blob refused (-EINVAL), none accepted");
 	RUN(t_params, "parameters: out-of-range writes refused, value kept");
 	RUN(t_params_load, "balance_max=0 at load: refused");
 	RUN(t_unload, "exit and unload: nothing left");
