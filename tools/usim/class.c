@@ -57,7 +57,7 @@ struct uc_cpu {
  * Trace records are formatted only when dumped: the stress runs millions
  * of callbacks and prints the last few dozen once, on a failure.
  */
-enum { TR_TEXT, TR_STATE, TR_CALL, TR_PICK2, TR_RUN, TR_FORCE, TR_OP };
+enum { TR_TEXT, TR_STATE, TR_CALL, TR_PICK2, TR_RUN, TR_FORCE, TR_OP, TR_KICK };
 
 struct trec {
 	int kind;
@@ -157,6 +157,9 @@ static void trace_format(const struct trec *r, char *buf, size_t size)
 		break;
 	case TR_RUN:
 		snprintf(buf, size, "class: cpu %d runs %d (was %d)", v[0], v[1], v[2]);
+		break;
+	case TR_KICK:
+		snprintf(buf, size, "kick cpu %d%s", v[0], v[1] ? " (preempt)" : "");
 		break;
 	default:
 		snprintf(buf, size, "%s", r->text);
@@ -259,7 +262,7 @@ static void hook_kick(void *ctx, struct saakm_policy *pol, int cpu, unsigned int
 		c->kick_preempt |= 1ULL << rank(pol);
 	}
 	C.kick_pending = true;
-	uc_trace("kick cpu %d%s", cpu, flags & SAAKM_KICK_PREEMPT ? " (preempt)" : "");
+	trace5(TR_KICK, cpu, !!(flags & SAAKM_KICK_PREEMPT), 0, 0, 0, 0);
 }
 
 static void deliver_kicks(void);

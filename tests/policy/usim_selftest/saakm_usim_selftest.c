@@ -148,7 +148,7 @@ static struct task_struct *st_schedule(struct saakm_policy *pol, int cpu)
 	this_cpu_ptr(st_stats)->picks++;
 	if (READ_ONCE(kick_us))
 		hrtimer_start_range_ns(&this_cpu_ptr(st_stats)->kick_timer,
-				       us_to_ktime(READ_ONCE(kick_us)), 0,
+				       ns_to_ktime(READ_ONCE(kick_us) * NSEC_PER_USEC), 0,
 				       HRTIMER_MODE_REL_PINNED_HARD);
 	for_each_possible_cpu(other)
 		sum += per_cpu_ptr(st_stats, other)->picks;

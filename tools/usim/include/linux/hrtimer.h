@@ -59,8 +59,12 @@ static inline ktime_t ktime_get(void) { return (ktime_t)usim_clock_ns(); }
 static inline u64 ktime_get_ns(void) { return usim_clock_ns(); }
 #define ktime_get_mono_fast_ns() ktime_get_ns()
 static inline ktime_t ns_to_ktime(u64 ns) { return (ktime_t)ns; }
-static inline ktime_t us_to_ktime(u64 us) { return (ktime_t)(us * NSEC_PER_USEC); }
+/* No us_to_ktime(): the 6.12 kernel has none (ns_to_ktime(us * NSEC_PER_USEC)). */
 static inline ktime_t ms_to_ktime(u64 ms) { return (ktime_t)(ms * NSEC_PER_MSEC); }
+static inline ktime_t ktime_set(const s64 secs, const unsigned long nsecs)
+{
+	return (ktime_t)(secs * NSEC_PER_SEC + (s64)nsecs);
+}
 static inline s64 ktime_to_ns(ktime_t kt) { return kt; }
 static inline s64 ktime_to_us(ktime_t kt) { return kt / NSEC_PER_USEC; }
 static inline s64 ktime_to_ms(ktime_t kt) { return kt / NSEC_PER_MSEC; }
@@ -71,6 +75,13 @@ static inline s64 ktime_to_ms(ktime_t kt) { return kt / NSEC_PER_MSEC; }
 #define ktime_compare(a, b)	((a) < (b) ? -1 : (a) > (b) ? 1 : 0)
 #define ktime_after(a, b)	((a) > (b))
 #define ktime_before(a, b)	((a) < (b))
+#define ktime_add_us(kt, us)	((kt) + (ktime_t)((us) * NSEC_PER_USEC))
+#define ktime_add_ms(kt, ms)	((kt) + (ktime_t)((ms) * NSEC_PER_MSEC))
+#define ktime_sub_us(kt, us)	((kt) - (ktime_t)((us) * NSEC_PER_USEC))
+#define ktime_sub_ms(kt, ms)	((kt) - (ktime_t)((ms) * NSEC_PER_MSEC))
+#define ktime_us_delta(later, earlier)	ktime_to_us(ktime_sub((later), (earlier)))
+#define ktime_ms_delta(later, earlier)	ktime_to_ms(ktime_sub((later), (earlier)))
+#define ktime_divns(kt, div)	((s64)(kt) / (s64)(div))
 
 static inline void hrtimer_init(struct hrtimer *timer, clockid_t clock_id, enum hrtimer_mode mode)
 {
