@@ -42,6 +42,9 @@ declare -A STRESS_ARGS=(
 	# starve_ms below the stress's 250 ms watchdog (the default, 1000, is for 5 s)
 	[eevdf]="-P starve_ms=100 -P 'starve_ms=100 run_to_parity=N' -P 'starve_ms=50 base_slice_us=3000' -P 'starve_ms=100 balance_ms=4' -P 'starve_ms=100 balance_ms=0' -P 'starve_ms=200 base_slice_us=100'"
 	[wfq]="-P slice_ms=3 -P 'slice_ms=1 balance_ms=4 balance_max=2' -P 'slice_ms=10 wakeup_gran_us=0'"
+	# 30 us slices cost about 5 ms of CPU per scenario (a preemption every
+	# 30 us on every busy CPU), 5 us ones 25 ms: kept to the unit tests.
+	[shinjuku]="-P slice_us=30 -P slice_us=200 -P slice_us=2000"
 	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
 )
 # Policies compiled and unit-tested; those stressed (and soaked). The
@@ -49,8 +52,8 @@ declare -A STRESS_ARGS=(
 # services: its naive virtual-runtime order can starve a low-weight task
 # past the stress's 250 ms watchdog (the stress finds that), so it is not
 # stressed.
-POLICIES="fifo eevdf wfq nullpol usim_selftest"
-STRESSED="fifo eevdf wfq nullpol"
+POLICIES="fifo eevdf wfq shinjuku nullpol usim_selftest"
+STRESSED="fifo eevdf wfq shinjuku nullpol"
 MAKE_SEEDS=200			# make test: seeds 1..200 per policy (sanitized)
 
 summary() {
