@@ -16,7 +16,9 @@
  *                                 vlag, slice, custom_slice, rel_deadline)
  *   struct eevdf_cpu              struct cfs_rq (zero_vruntime, avg_vruntime,
  *                                 avg_load, curr); the tree is a SaaKM RBTREE
- *                                 runqueue ordered by deadline (entity_before)
+ *                                 runqueue ordered by deadline (entity_before).
+ *                                 (6.12.0's min_vruntime became zero_vruntime,
+ *                                 kept at V, in the 6.12.y tree studied)
  *   base_slice_ns()               sysctl_sched_base_slice, scaled as
  *                                 get_update_sysctl_factor() does by default
  *                                 (SCHED_TUNABLESCALING_LOG): 0.7 ms *
@@ -53,18 +55,17 @@
  * earlier deadlines. The host tests measure it per pick.
  *
  * What differs from fair.c, and why:
- *   - The running task is preempted by putting it back (READY_TICK); fair.c
- *     marks it for rescheduling and picks again. A wakeup that should preempt
- *     is a saakm_kick_cpu(PREEMPT), and preempt() decides again a few
- *     microseconds later, with the same rule.
+ *   - Preempting is putting the running task back (READY_TICK), not
+ *     resched_curr(); at a wakeup it is a saakm_kick_cpu(PREEMPT), and
+ *     preempt() decides again, microseconds later, by the same rule.
  *   - Balancing: fair.c's load balancer (sched domains, PELT, capacities,
  *     imbalance classes) is out of scope. Instead an idle CPU pulls from the
  *     CPU with the most weight (newly_idle), a busy CPU's tick wakes an idle
  *     one that could take a waiting task (the NOHZ kick), and every
- *     balance_ms each CPU pulls from the heaviest CPU any waiting task whose
- *     weight does not exceed the weight difference. A difference of exactly
- *     one task swaps roles, so three equal tasks on two CPUs take turns at
- *     having a CPU of their own, and each gets about two thirds of a CPU.
+ *     balance_ms each CPU pulls from the heaviest CPU waiting tasks lighter
+ *     than the weight difference. A difference of exactly one task swaps
+ *     roles, so three equal tasks on two CPUs take turns at having a CPU of
+ *     their own, and each gets about two thirds of a CPU.
  *     Lag and the relative deadline travel with a migrated task, as in fair.c.
  *   - Starvation guard: EEVDF runs a nice 19 task next to a nice -20 hog
  *     for one tick every ~24 s, longer than SaaKM's stall watchdog (5 s), which
@@ -80,14 +81,14 @@
  *
  * Good at: what fair.c is good at: proportional shares by nice value, short
  * wakeup latency for tasks that sleep often (their lag is kept), latency
- * requests with sched_runtime. Bad at: many tasks of very different weights
- * on one CPU (O(n) picks), balancing across many CPUs or NUMA (no topology),
- * and cgroup shares (no groups).
+ * requests with sched_runtime. Bad at: many ineligible short virtual slices
+ * queued before eligible long ones (O(n) picks), balancing across many CPUs
+ * or NUMA (no topology), and cgroup shares (no groups).
  *
  * Parameters (module_param_cb: a bad value is refused, not clamped):
  *   base_slice_us  700 (100..100000): the slice before CPU scaling
- *   run_to_parity  Y: the running task keeps the CPU until its deadline
- *                  while eligible (RUN_TO_PARITY)
+ *   run_to_parity  Y: wakeups do not preempt a task before its request ends
+ *                  while it is eligible (RUN_TO_PARITY)
  *   starve_ms      1000 (0 = off, 10..60000): the starvation guard
  *   balance_ms     32 (0 = off, 1..1000; at load only): periodic balancing,
  *                  fair.c's busy interval on two CPUs (2 ms * busy_factor 16)
