@@ -337,6 +337,39 @@ static void t_newly_idle(void)
 	EXPECT(uc_calls(SAAKM_EV_BALANCE_PICK) >= 2);
 }
 
+/*
+ * A task moved while waiting keeps the rest of its request (relative
+ * deadline, PLACE_REL_DEADLINE): A, 8 ms into a 20 ms request, is
+ * preempted by a shorter request, moved to cpu 1, and there runs the 12 ms
+ * it had left in one stretch, not a new 20 ms request.
+ */
+static void t_move_keeps_deadline(void)
+{
+	int log[80], err, i, a = 0;
+
+	START(.nr_cpus = 2, .params = "balance_ms=0");
+	EXPECT(uc_fork(3, 1, 0x2, 0) == 0);	/* C alone on cpu 1 */
+	EXPECT(uc_fork(1, 0, 0x1, 0) == 0);	/* A and B on cpu 0 */
+	EXPECT(uc_fork(2, 0, 0x1, 0) == 0);
+	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	run_until(0, 2);
+	run_until(0, 1);
+	run_until(0, 2);			/* A's request just ended */
+	EXPECT(uc_block(2) == 0);		/* B sleeps owed; A starts a request */
+	EXPECT(uc_advance(8 * MS) == 0);
+	EXPECT(uc_wake(2) == 0);		/* shorter request: cuts in */
+	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+	EXPECT(uc_set_affinity(1, 0x2) == 0);	/* A moves to cpu 1, 12 ms left */
+	EXPECT(uc_cpu_of(1) == 1);
+	sample(1, 80, log);
+	for (i = 0; i < 80 && log[i] != 1; i++)
+		;
+	for (; i < 80 && log[i] == 1; i++)
+		a++;
+	printf("#   A's first run on cpu 1: %d ms\n", a);
+	EXPECT(a >= 12 && a <= 16);
+}
+
 /* Three hogs on two CPUs: periodic balancing rotates them, about 2/3 each. */
 static void t_three_on_two(void)
 {
@@ -527,6 +560,7 @@ int main(void)
 	RUN(t_preempt_short, "PREEMPT_SHORT: a shorter request cuts in");
 	RUN(t_yield, "yield: an eligible task gives up its request");
 	RUN(t_newly_idle, "newly idle: pull from the heaviest CPU to an even split");
+	RUN(t_move_keeps_deadline, "a moved task keeps the rest of its request");
 	RUN(t_three_on_two, "3 hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
 	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
 	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");
