@@ -9,14 +9,15 @@
  * its CPU: a short request never waits behind a long one for more than a
  * slice per task ahead of it. In SaaKM a CPU runs only tasks placed on it
  * (rule 2 of <linux/saakm.h>), so each queued task is also READY on one
- * CPU; the queue is a shared runqueue (cpu -1) under our spinlock. A waking
- * task goes to an idle CPU, else to the CPU with the fewest waiting. A CPU
- * whose task stops runs the oldest task waiting on it; with none, it takes
- * the oldest of all: newly_idle() names that task's CPU, balance_pick()
- * hands it over, the class migrates it and calls unblock_place(), where it
- * keeps its stamp. The slice is a pinned per-CPU hrtimer started by
- * schedule(); it kicks its CPU with saakm_kick_cpu(SAAKM_KICK_PREEMPT), and
- * preempt() (or tick()) sends the task to the tail if someone waits there.
+ * CPU; the queue is a shared runqueue (cpu -1) under a raw spinlock (it
+ * nests in the scheduler's raw rq locks). A waking task goes to an idle
+ * CPU, else to the CPU with the fewest waiting. A CPU whose task stops
+ * runs the oldest task waiting on it; with none, it takes the oldest of
+ * all: newly_idle() names that task's CPU, balance_pick() hands it over,
+ * the class migrates it and calls unblock_place(), where it keeps its
+ * stamp. The slice is a pinned per-CPU hrtimer started by schedule(); it
+ * kicks its CPU with saakm_kick_cpu(SAAKM_KICK_PREEMPT), and preempt() (or
+ * tick()) sends the task to the tail if someone waits there.
  *
  * Good at: tail latency of short requests mixed with long ones (key-value
  * stores). Bad at: throughput of long tasks (a switch every slice when
@@ -72,7 +73,7 @@ struct sj_cpu {
 
 static DEFINE_PER_CPU(struct sj_cpu, sj_cpus);
 static struct saakm_rq sj_queue;	/* every READY task, oldest first */
-static DEFINE_SPINLOCK(sj_lock);	/* sj_queue, nr_queued, sj_clock */
+static DEFINE_RAW_SPINLOCK(sj_lock);	/* sj_queue, nr_queued, sj_clock */
 static u64 sj_clock;			/* the last arrival stamp */
 static struct cpumask sj_idle;		/* CPUs with nothing of ours to run */
 static struct saakm_policy *sj_pol;
@@ -138,10 +139,7 @@ static int sj_select_cpu(struct saakm_policy *pol, struct task_struct *p)
 	return best;
 }
 
-/*
- * @p waits on busy @cpu: preempt its task now if its slice is over, and
- * wake up an idle CPU, which will take the oldest task (newly_idle()).
- */
+/* @p waits on busy @cpu: preempt its task if past its slice; kick an idle CPU to pull. */
 static void sj_wake_someone(struct task_struct *p, int cpu)
 {
 	unsigned int idle;
@@ -158,9 +156,9 @@ static void sj_wake_someone(struct task_struct *p, int cpu)
 /* new_place, unblock_place. A task the class moved keeps its place in line. */
 static void sj_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	sj_queue_on(p, cpu, SAAKM_READY);
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 	sj_wake_someone(p, cpu);
 }
 
@@ -170,7 +168,7 @@ static struct task_struct *sj_schedule(struct saakm_policy *pol, int cpu)
 	struct sj_cpu *sc = sj_cpu(cpu);
 	struct task_struct *p = NULL;
 
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	if (sc->nr_queued)
 		saakm_rq_for_each(p, &sj_queue)
 			if (task_cpu(p) == cpu)
@@ -181,7 +179,7 @@ static struct task_struct *sj_schedule(struct saakm_policy *pol, int cpu)
 		hrtimer_start(&sc->timer, ns_to_ktime(READ_ONCE(slice_us) * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 	return p;
 }
 
@@ -204,12 +202,12 @@ static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 		WRITE_ONCE(sc->slice_over, true);
 	if (!READ_ONCE(sc->slice_over))
 		return;
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	if (sc->nr_queued) {
 		*saakm_task_data(p) = NULL;	/* to the tail */
 		sj_queue_on(p, cpu, SAAKM_READY_TICK);
 	}
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 }
 
 /*
@@ -223,27 +221,27 @@ static void sj_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 		hrtimer_try_to_cancel(&sj_cpu(cpu)->timer);
 		*saakm_task_data(p) = NULL;
 	}
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	sj_unqueue(p, SAAKM_BLOCKED, -1);
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 }
 
 static void sj_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	hrtimer_try_to_cancel(&sj_cpu(cpu)->timer);
 	*saakm_task_data(p) = NULL;
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	sj_queue_on(p, cpu, SAAKM_READY);
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 }
 
 static void sj_terminate(struct saakm_policy *pol, struct task_struct *p)
 {
 	if (saakm_task_state(p) == SAAKM_RUNNING)
 		hrtimer_try_to_cancel(&sj_cpu(task_cpu(p))->timer);
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	sj_unqueue(p, SAAKM_TERMINATED, -1);
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 }
 
 /* @cpu has nothing to run: the CPU of the oldest task it may take, or -1. */
@@ -252,12 +250,12 @@ static int sj_newly_idle(struct saakm_policy *pol, int cpu)
 	struct task_struct *p;
 	int src;
 
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	saakm_rq_for_each(p, &sj_queue)
 		if (task_cpu(p) != cpu && saakm_can_migrate(p, cpu))
 			break;
 	src = p ? task_cpu(p) : -1;
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 	return src;
 }
 
@@ -266,13 +264,13 @@ static struct task_struct *sj_balance_pick(struct saakm_policy *pol, int src, in
 {
 	struct task_struct *p;
 
-	spin_lock(&sj_lock);
+	raw_spin_lock(&sj_lock);
 	saakm_rq_for_each(p, &sj_queue)
 		if (task_cpu(p) == src && saakm_can_migrate(p, dst))
 			break;
 	if (p)
 		sj_unqueue(p, SAAKM_MIGRATING, -1);
-	spin_unlock(&sj_lock);
+	raw_spin_unlock(&sj_lock);
 	return p;
 }
 
