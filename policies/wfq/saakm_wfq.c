@@ -6,24 +6,25 @@
  * weight, the fair class's weight of its nice value (1024 at nice 0, 335 at
  * nice 5). Each CPU runs the leftmost task of an rbtree ordered by
  * vruntime, the one furthest behind its share. At a tick, the running task
- * gives way once it has run slice_ms if a waiting task has a lower vruntime.
- * A task is placed at max(vruntime, min_vruntime - one slice): a long
- * sleeper gets one slice of credit, not its whole sleep. A woken task more
- * than wakeup_gran_us of vruntime behind the running one kicks the CPU, and
- * preempt() decides. Balancing evens the CPUs' loads (sums of weights), at
- * most balance_max tasks at a time: every balance_ms, when a CPU goes idle,
- * and when a busy CPU's tick kicks an idle one (so that CPUs idling with
- * the tick stopped pull too).
+ * gives way once it has run slice_ms if a waiting task has not run more. A
+ * task is placed at max(vruntime, min_vruntime - one slice of its own time):
+ * a long sleeper gets that much credit, not its whole sleep. A woken task
+ * more than wakeup_gran_us behind the running one kicks the CPU, and
+ * preempt() decides. A task that waited max_wait_ms runs next, whatever
+ * its weight. Balancing evens the CPUs' loads (sums of weights), up to
+ * balance_max tasks at a time: every balance_ms, when a CPU goes idle, and
+ * when a busy CPU's tick kicks an idle one (so that CPUs idling with the
+ * tick stopped pull too).
  *
  * Good at: CPU shares by nice value; sleepers run soon; no CPU idles while
- * tasks wait. Bad at: latency below the tick; caches and topology (equal
- * tasks ping-pong between CPUs whose loads differ by one task); cgroups.
+ * tasks wait. Bad at: latency below the tick; caches and topology (any task
+ * moves anywhere); cgroups; nice ratios beyond about 25:1 (max_wait_ms).
  *
  * Parameters, refused out of range: slice_ms (1..100, default 3: 6.12's
  * 0.75 ms base slice scaled by 1 + log2(8 CPUs)), wakeup_gran_us (0..100000,
  * default 1000 as in CFS), balance_ms (1..1000, default 32: CFS balances
- * busy CPUs every few ms times 16) and balance_max (1..64, default 8); the
- * last two at load time only.
+ * busy CPUs every few ms times 16), balance_max (1..64, default 8),
+ * max_wait_ms (10..1000, default 100); balance_* at load time only.
  */
 #include <linux/saakm.h>
 #include <linux/math64.h>
@@ -110,13 +111,7 @@ static s64 param_ns(struct wfq_param *param, u64 unit, unsigned long weight)
 	return div64_u64(READ_ONCE(param->val) * unit * 1024, weight);
 }
 
-/* Is @a before @b? A signed difference: vruntimes may wrap around. */
-static bool vr_before(u64 a, u64 b)
-{
-	return (s64)(a - b) < 0;
-}
-
-/* How far @p is behind @curr in vruntime (negative: ahead). */
+/* How far @p is behind @curr in vruntime (negative: ahead; wrapping is fine). */
 static s64 lead(struct task_struct *p, struct task_struct *curr)
 {
 	return wt(curr)->vruntime - wt(p)->vruntime;
@@ -134,7 +129,7 @@ static void update_min(struct wfq_cpu *c)
 
 	if (!low || (first && wfq_less(first, low)))
 		low = first;
-	if (low && vr_before(c->min_vruntime, wt(low)->vruntime))
+	if (low && (s64)(wt(low)->vruntime - c->min_vruntime) > 0)
 		WRITE_ONCE(c->min_vruntime, wt(low)->vruntime);
 }
 
@@ -192,7 +187,7 @@ static void wfq_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 		t->vruntime = c->min_vruntime;
 	else if (t->cpu != cpu)	/* the old CPU's min read unlocked: a hint */
 		t->vruntime += c->min_vruntime - READ_ONCE(wfq_cpu(t->cpu)->min_vruntime);
-	if (vr_before(t->vruntime, floor))
+	if ((s64)(floor - t->vruntime) > 0)
 		t->vruntime = floor;
 	t->cpu = cpu;
 	account(p, true);
@@ -373,10 +368,9 @@ static bool may_move(struct task_struct *p, long w, long diff, int dst)
 
 	if (wt(p)->moved || !saakm_can_migrate(p, dst))
 		return false;
-	if (!wfq_cpu(dst)->load || w < diff)
-		return true;
-	/* an equal swap, only to share with a task that had more service */
-	return w == diff && curr && wt(p)->service < wt(curr)->service;
+	/* an equal swap only to share with a task that had more service */
+	return !wfq_cpu(dst)->load || w < diff ||
+	       (w == diff && curr && wt(p)->service < wt(curr)->service);
 }
 
 /*
