@@ -18,13 +18,14 @@
  *
  * Good at: CPU shares by nice value; sleepers run soon; no CPU idles while
  * tasks wait. Bad at: latency below the tick; caches and topology (any task
- * moves anywhere); cgroups; nice ratios beyond about 25:1 (max_wait_ms).
+ * moves anywhere); cgroups; shares at extreme nice ratios (max_wait_ms).
  *
  * Parameters, refused out of range: slice_ms (1..100, default 3: 6.12's
  * 0.75 ms base slice scaled by 1 + log2(8 CPUs)), wakeup_gran_us (0..100000,
  * default 1000 as in CFS), balance_ms (1..1000, default 32: CFS balances
  * busy CPUs every few ms times 16), balance_max (1..64, default 8),
- * max_wait_ms (10..1000, default 100); balance_* at load time only.
+ * max_wait_ms (10..10000, default 1000, well under the class's 5 s stall
+ * timeout); balance_* at load time only.
  */
 #include <linux/saakm.h>
 #include <linux/math64.h>
@@ -66,7 +67,7 @@ WFQ_PARAM(slice_ms, 3, 1, 100, 0644, "time slice, ms");
 WFQ_PARAM(wakeup_gran_us, 1000, 0, 100000, 0644, "vruntime lead to preempt at wakeup, us");
 WFQ_PARAM(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms");
 WFQ_PARAM(balance_max, 8, 1, 64, 0444, "tasks one balance may move");
-WFQ_PARAM(max_wait_ms, 100, 10, 1000, 0644, "a task waiting longer runs next, ms");
+WFQ_PARAM(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms");
 
 /* Per CPU, under rq(cpu); load and min_vruntime are also read unlocked. */
 struct wfq_cpu {
@@ -237,18 +238,25 @@ static int wfq_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 }
 
 /*
- * The leftmost task, unless a task has waited longer than max_wait_ms of
- * this CPU's time: weights as far apart as nice -20 and 19 would make a
- * task wait for seconds, which the class's watchdog takes for a stall.
+ * The task that waited longer than max_wait_ms of this CPU's time, if any:
+ * weights as far apart as nice -20 and 19 would make a task wait for
+ * seconds, which the class's watchdog takes for a stall.
  */
-static struct task_struct *wfq_schedule(struct saakm_policy *pol, int cpu)
+static struct task_struct *starving(struct wfq_cpu *c)
 {
-	struct wfq_cpu *c = wfq_cpu(cpu);
-	struct task_struct *p = saakm_rq_first(&c->rq);
 	struct wfq_task *old = list_first_entry_or_null(&c->waiting, struct wfq_task, node);
 
 	if (old && c->clock - old->ready_at > param_ns(&max_wait_ms, NSEC_PER_MSEC, 1024))
-		p = old->p;
+		return old->p;
+	return NULL;
+}
+
+/* The leftmost task, or a starving one. */
+static struct task_struct *wfq_schedule(struct saakm_policy *pol, int cpu)
+{
+	struct wfq_cpu *c = wfq_cpu(cpu);
+	struct task_struct *p = starving(c) ?: saakm_rq_first(&c->rq);
+
 	if (!p)
 		return NULL;
 	list_del_init(&wt(p)->node);
@@ -302,7 +310,7 @@ static struct task_struct *update_curr(struct task_struct *p, int cpu)
 	return saakm_rq_first(&c->rq);
 }
 
-/* After its slice, @p gives way to a task that has not run more than it. */
+/* After its slice, @p gives way to a task that has not run more, or starves. */
 static void wfq_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct task_struct *first = update_curr(p, cpu);
@@ -313,7 +321,8 @@ static void wfq_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	/* NOHZ balancing: tasks wait here, so wake an idle CPU: it will pull */
 	if (idle < nr_cpu_ids)
 		saakm_kick_cpu(pol, idle, 0);
-	if (saakm_running_ns(p) >= param_ns(&slice_ms, NSEC_PER_MSEC, 1024) && lead(first, p) >= 0)
+	if (saakm_running_ns(p) >= param_ns(&slice_ms, NSEC_PER_MSEC, 1024) &&
+	    (lead(first, p) >= 0 || starving(wfq_cpu(cpu))))
 		requeue(p, cpu, SAAKM_READY_TICK);
 }
 

@@ -41,7 +41,7 @@ declare -A STRESS_ARGS=(
 	[nullpol]="-p null0,null1 -P count=2 -P count=5"
 	# starve_ms below the stress's 250 ms watchdog (the default, 1000, is for 5 s)
 	[eevdf]="-P starve_ms=100 -P 'starve_ms=100 run_to_parity=N' -P 'starve_ms=50 base_slice_us=3000' -P 'starve_ms=100 balance_ms=4' -P 'starve_ms=100 balance_ms=0' -P 'starve_ms=200 base_slice_us=100'"
-	[wfq]="-P slice_ms=3 -P 'slice_ms=1 balance_ms=4 balance_max=2' -P 'slice_ms=10 wakeup_gran_us=0'"
+	[wfq]="-P 'slice_ms=3 max_wait_ms=100' -P 'slice_ms=1 balance_ms=4 balance_max=2 max_wait_ms=100' -P 'slice_ms=10 wakeup_gran_us=0 max_wait_ms=100' -P 'slice_ms=100 max_wait_ms=10 balance_ms=1 balance_max=64'"
 	# 30 us slices cost about 5 ms of CPU per scenario (a preemption every
 	# 30 us on every busy CPU), 5 us ones 25 ms: kept to the unit tests.
 	[shinjuku]="-P slice_us=30 -P slice_us=200 -P slice_us=2000"

@@ -270,6 +270,107 @@ static void t_pinned_stays(void)
 	EXPECT(uc_kick_stats()->idle_kicks > 0);	/* cpu 1 was asked, and declined */
 }
 
+/*
+ * The starvation guard: next to a nice -20 hog, a nice 19 hog would wait
+ * about 17 s for each tick it gets; with max_wait_ms=100 it runs every
+ * 100 ms or so, and the watchdog (1 s here) sees no stall.
+ */
+static void t_max_wait(void)
+{
+	START(.nr_cpus = 1, .params = "max_wait_ms=100");
+	EXPECT(uc_fork(1, 0, 0, -20) == 0);
+	EXPECT(uc_fork(2, 0, 0, 19) == 0);
+	EXPECT(uc_advance(2000 * MS) == 0);
+	printf("#   nice 19 ran %llu ms of 2000\n", uc_runtime(2) / MS);
+	EXPECT(uc_runtime(2) >= 60 * MS && uc_runtime(2) <= 100 * MS);
+}
+
+/*
+ * 200 tasks with random nice values (-10..10), each spinning 1-10 ms and
+ * sleeping 0-20 ms, on 2 CPUs for 5 s: every task gets at least half its
+ * fair share (weighted water-filling, each capped by its demand); the
+ * guest test t_saakm_fair_mixed runs the same load for real.
+ */
+#define MIX_N	200
+static const unsigned int mix_weight[21] = {	/* nice -10..10 */
+	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110,
+};
+
+static void mix_shares(const int *nice, const double *demand, double cpus, double *share)
+{
+	double lo = 0, hi = 1, mid, total, sum = 0, cap, w;
+	int i, k;
+
+	for (i = 0; i < MIX_N; i++)
+		sum += demand[i];
+	cap = sum < cpus ? sum : cpus;
+	for (k = 0; k < 100; k++) {
+		mid = (lo + hi) / 2;
+		for (total = 0, i = 0; i < MIX_N; i++) {
+			w = mid * mix_weight[nice[i] + 10];
+			total += demand[i] < w ? demand[i] : w;
+		}
+		*(total < cap ? &lo : &hi) = mid;
+	}
+	for (i = 0; i < MIX_N; i++) {
+		w = hi * mix_weight[nice[i] + 10];
+		share[i] = demand[i] < w ? demand[i] : w;
+	}
+}
+
+static void t_mixed_load(void)
+{
+	static int nice[MIX_N];
+	static double demand[MIX_N], share[MIX_N];
+	static unsigned long long spin[MIX_N], sleep[MIX_N], left[MIX_N], wake_at[MIX_N];
+	unsigned long long now, end = 5000 * MS, step = MS / 10;
+	int i, cpu, pid, starved = 0;
+	double got, worst = 1e9;
+
+	START(.nr_cpus = 2, .stall_ns = 5000 * MS);
+	srand(20261122);
+	for (i = 0; i < MIX_N; i++) {
+		nice[i] = rand() % 21 - 10;
+		spin[i] = (1 + rand() % 10) * MS;
+		sleep[i] = (rand() % 21) * MS;
+		demand[i] = (double)spin[i] / (spin[i] + sleep[i]);
+		left[i] = spin[i];
+		EXPECT(uc_fork(i + 1, 0, 0, nice[i]) == 0);
+	}
+	mix_shares(nice, demand, 2, share);
+	for (now = 0; now < end && !uc_failure(); now += step) {
+		EXPECT(uc_advance(step) == 0);
+		for (i = 0; i < MIX_N; i++)
+			if (!uc_runnable(i + 1) && now >= wake_at[i]) {
+				EXPECT(uc_wake(i + 1) == 0);
+				left[i] = spin[i];
+			}
+		for (cpu = 0; cpu < 2; cpu++) {
+			pid = uc_curr(cpu);
+			if (pid <= 0)
+				continue;
+			i = pid - 1;
+			if (left[i] > step) {
+				left[i] -= step;
+			} else if (sleep[i]) {
+				EXPECT(uc_block(pid) == 0);
+				wake_at[i] = now + sleep[i];
+			} else {
+				left[i] = spin[i];
+			}
+		}
+	}
+	for (i = 0; i < MIX_N; i++) {
+		got = (double)uc_runtime(i + 1) / end / share[i];
+		starved += got < 0.5;
+		worst = got < worst ? got : worst;
+	}
+	printf("#   %d of %d below half their fair share; the worst got %.0f%% of it\n",
+	       starved, MIX_N, worst * 100);
+	EXPECT(starved == 0);
+}
+
 /* setpriority() while running: the new weight applies from then on. */
 static void t_renice(void)
 {
@@ -372,6 +473,8 @@ int main(void)
 	RUN(t_three_on_two, "3 equal hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
 	RUN(t_newly_idle, "newly idle CPU pulls from the busiest");
 	RUN(t_pinned_stays, "pinned tasks are never pulled");
+	RUN(t_max_wait, "max_wait_ms=100: a nice 19 task next to nice -20 runs every ~100 ms");
+	RUN(t_mixed_load, "200 mixed tasks, random nice, 2 CPUs: each >= 50% of its fair share");
 	RUN(t_renice, "renice while running: new weight from then on");
 	RUN(t_attr_nice, "nice outside -20..19 refused, a valid one accepted");
 	RUN(t_attr_blob, "an attribute blob refused (-EINVAL), none accepted");
