@@ -64,7 +64,7 @@ const volatile u64 slice_ns = 3000000;
 const volatile u64 gran_ns = 1000000;
 const volatile u64 balance_ns = 32000000;
 const volatile u32 balance_max = 8;
-const volatile u64 max_wait_ns = 100000000;
+const volatile u64 max_wait_ns = 1000000000;
 const volatile u32 nr_cpus = 1;
 
 UEI_DEFINE(uei);

@@ -41,7 +41,7 @@ static struct param params[] = {
 	{ "wakeup_gran_us", 'g', 0, 100000, 1000 },
 	{ "balance_ms", 'b', 1, 1000, 32 },
 	{ "balance_max", 'm', 1, 64, 8 },
-	{ "max_wait_ms", 'w', 10, 1000, 100 },
+	{ "max_wait_ms", 'w', 10, 10000, 1000 },
 };
 
 static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va_list args)
