@@ -9,11 +9,11 @@
  * (build/linux/kernel/sched/saakm_policy.c, saakm_lib.c):
  * saakm_change_state() (the transition table SAAKM_TRANSITIONS of
  * <linux/saakm_replay.h>, the callback restrictions of saakm_in_context(),
- * the wrong-cpu check), the runqueues (FIFO, ordered list with FIFO among
- * equals, rbtree with equal keys to the right), saakm_running_ns(),
+ * the wrong-cpu check), saakm_running_ns(),
  * saakm_can_migrate(), registration (ops checks, slots, ids, core_entry on
  * every online CPU) and unregistration (every attached task terminated and
- * freed, core_exit on every online CPU, exit).
+ * freed, core_exit on every online CPU, exit). The runqueues are not
+ * followed but shared: the kernel's saakm_rq.c is compiled into libusim.
  *
  * Everything runs on one thread: the "current CPU" is the CPU of the
  * callback being run, set by usim_call().
@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "saakm_rq.h"		/* the kernel's, build/linux/kernel/sched */
 #include "usim.h"
 
 /* The class's per-policy, per-CPU bookkeeping that the API depends on. */
@@ -950,7 +951,6 @@ struct task_struct *usim_task(int pid)
 	return p;
 }
 
-static void rq_remove(struct task_struct *p);
 
 void usim_detach(struct task_struct *p)
 {
@@ -959,7 +959,7 @@ void usim_detach(struct task_struct *p)
 	if (!pol)
 		return;
 	if (p->saakm.queue)
-		rq_remove(p);
+		saakm_rq_remove(p);
 	if ((p->saakm.state == SAAKM_READY || p->saakm.state == SAAKM_READY_TICK) &&
 	    p->saakm.cpu >= 0)
 		pol->pcpu[p->saakm.cpu].nr_ready--;
@@ -1062,92 +1062,11 @@ void usim_set_on_cpu(struct task_struct *p, int on_cpu)
 		p->usim_flags &= ~USIM_TF_ON_CPU;
 }
 
-/* Runqueues, as saakm_lib.c keeps them. */
+/* Runqueues: the kernel's own code, build/linux/kernel/sched/saakm_rq.c. */
 
 static bool is_ready(int state)
 {
 	return state == SAAKM_READY || state == SAAKM_READY_TICK;
-}
-
-static void rq_insert(struct saakm_rq *rq, struct task_struct *p)
-{
-	struct rb_node **link = &rq->root.rb_root.rb_node, *parent = NULL;
-	struct task_struct *q;
-	bool leftmost = true;
-
-	if (rq->kind == SAAKM_RQ_FIFO) {
-		list_add_tail(&p->saakm.node, &rq->list);
-	} else if (rq->kind == SAAKM_RQ_LIST) {
-		/* Ahead of the first task it must run before: FIFO among equals. */
-		list_for_each_entry(q, &rq->list, saakm.node)
-			if (rq->less(p, q))
-				break;
-		list_add_tail(&p->saakm.node, &q->saakm.node);
-	} else {
-		/* Equal keys go right: arrival order among equals, as in the kernel. */
-		while (*link) {
-			parent = *link;
-			q = rb_entry(parent, struct task_struct, saakm.rb);
-			if (rq->less(p, q)) {
-				link = &parent->rb_left;
-			} else {
-				link = &parent->rb_right;
-				leftmost = false;
-			}
-		}
-		rb_link_node(&p->saakm.rb, parent, link);
-		rb_insert_color_cached(&p->saakm.rb, &rq->root, leftmost);
-	}
-	p->saakm.queue = rq;
-	rq->nr++;
-}
-
-static void rq_remove(struct task_struct *p)
-{
-	struct saakm_rq *rq = p->saakm.queue;
-
-	if (rq->kind == SAAKM_RQ_RBTREE) {
-		rb_erase_cached(&p->saakm.rb, &rq->root);
-		RB_CLEAR_NODE(&p->saakm.rb);
-	} else {
-		list_del_init(&p->saakm.node);
-	}
-	p->saakm.queue = NULL;
-	rq->nr--;
-}
-
-void saakm_rq_init(struct saakm_rq *rq, enum saakm_rq_kind kind, saakm_less_fn less, int cpu)
-{
-	rq->kind = kind;
-	rq->less = less;
-	rq->nr = 0;
-	rq->cpu = cpu;
-	INIT_LIST_HEAD(&rq->list);
-	rq->root = RB_ROOT_CACHED;
-	WARN_ON_ONCE(kind != SAAKM_RQ_FIFO && !less);
-}
-
-struct task_struct *saakm_rq_first(struct saakm_rq *rq)
-{
-	struct rb_node *node;
-
-	if (rq->kind != SAAKM_RQ_RBTREE)
-		return list_first_entry_or_null(&rq->list, struct task_struct, saakm.node);
-	node = rb_first_cached(&rq->root);
-	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
-}
-
-struct task_struct *saakm_rq_next(struct saakm_rq *rq, struct task_struct *p)
-{
-	struct rb_node *node;
-
-	if (rq->kind != SAAKM_RQ_RBTREE) {
-		if (list_is_last(&p->saakm.node, &rq->list))
-			return NULL;
-		return list_next_entry(p, saakm.node);
-	}
-	node = rb_next(&p->saakm.rb);
-	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
 }
 
 /* The state machine. */
@@ -1157,7 +1076,7 @@ static void leave_state(struct task_struct *p)
 	struct sched_saakm_entity *se = &p->saakm;
 
 	if (se->queue)
-		rq_remove(p);
+		saakm_rq_remove(p);
 	if (is_ready(se->state) && se->cpu >= 0)
 		se->policy->pcpu[se->cpu].nr_ready--;
 }
@@ -1230,7 +1149,7 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state, int 
 	leave_state(p);
 	se->state = state;
 	if (is_ready(state)) {
-		rq_insert(rq, p);
+		saakm_rq_insert(rq, p);
 		se->policy->pcpu[cpu].nr_ready++;
 		se->cpu = cpu;
 	} else if (state == SAAKM_RUNNING) {

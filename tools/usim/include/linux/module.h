@@ -3,6 +3,7 @@
  * usim shim <linux/module.h> (policy subset): module_init()/module_exit()
  * register the functions that usim_load()/usim_unload() call; the
  * MODULE_*() tags are accepted and dropped. THIS_MODULE is NULL.
+ * EXPORT_SYMBOL*() are declarations (the kernel's saakm_rq.c uses them).
  */
 #ifndef USIM_SHIM_MODULE_H
 #define USIM_SHIM_MODULE_H
@@ -25,6 +26,11 @@ void usim_register_module(int (*init)(void), void (*exit)(void));
 	{								\
 		usim_register_module(NULL, (fn));			\
 	}
+
+/* Exports are the kernel's business: a declaration, so the line stays valid C. */
+#define EXPORT_SYMBOL(sym)		extern __typeof__(sym) sym
+#define EXPORT_SYMBOL_GPL(sym)		extern __typeof__(sym) sym
+#define EXPORT_SYMBOL_NS_GPL(sym, ns)	extern __typeof__(sym) sym
 
 #define MODULE_LICENSE(x)	struct __usim_module_tag
 #define MODULE_DESCRIPTION(x)	struct __usim_module_tag
