@@ -70,8 +70,9 @@
  *   - Starvation guard: EEVDF runs a nice 19 task next to a nice -20 hog
  *     for one tick every ~24 s, longer than SaaKM's stall watchdog (5 s), which
  *     would eject the policy. A task waiting longer than starve_ms is run
- *     next for one tick. It changes nothing unless weights differ by more
- *     than about starve_ms / 4 ms.
+ *     next for one tick. EEVDF makes a task wait about a tick times its
+ *     CPU's weight over its own, so only tasks under 1/750 of their CPU's
+ *     weight are concerned; the 2 s left serve 500 of them per CPU.
  *   - Wakeup CPU: the previous CPU if idle, else an idle allowed CPU, else
  *     the previous one (fair.c: wake_affine and select_idle_sibling).
  *   - A forked task starts with the base slice (fair.c copies the parent's
@@ -89,7 +90,7 @@
  *   base_slice_us  700 (100..100000): the slice before CPU scaling
  *   run_to_parity  Y: wakeups do not preempt a task before its request ends
  *                  while it is eligible (RUN_TO_PARITY)
- *   starve_ms      1000 (0 = off, 10..60000): the starvation guard
+ *   starve_ms      3000 (0 = off, 10..60000): the starvation guard
  *   balance_ms     32 (0 = off, 1..1000; at load only): periodic balancing,
  *                  fair.c's busy interval on two CPUs (2 ms * busy_factor 16)
  */
@@ -112,7 +113,7 @@ struct eevdf_param {
 };
 
 static struct eevdf_param base_slice_us = { 700, 100, 100000, false };
-static struct eevdf_param starve_ms = { 1000, 10, 60000, true };
+static struct eevdf_param starve_ms = { 3000, 10, 60000, true };
 static struct eevdf_param balance_ms = { 32, 1, 1000, true };
 static bool run_to_parity = true;
 

@@ -4,11 +4,13 @@
  * unchanged against libusim and driven by the class simulation
  * (usim_class.h): eligibility before deadline, deadline order, lag kept
  * across a sleep, wakeup preemption through saakm_kick_cpu(PREEMPT),
- * weights (nice 0 vs 5: 1024/335 = 3.06), sched_runtime as the slice (and
- * its clamp), run-to-parity, PREEMPT_SHORT, yield, balancing (newly idle,
- * periodic rotation of 3 tasks on 2 CPUs, the NOHZ kick), the starvation
- * guard, bad attributes and parameters, unload; and the cost of a pick at
- * 1, 10, 100 and 1000 queued tasks (printed, bounded).
+ * weights (nice 0 vs 5: 1024/335 = 3.06) and renicing, sched_runtime as
+ * the slice (and its clamp), run-to-parity, PREEMPT_SHORT, yield,
+ * balancing (newly idle, a moved task keeping the rest of its request,
+ * periodic rotation of 3 tasks on 2 CPUs, the NOHZ kick), issue 10's mixed
+ * load of 200 sleeping and spinning tasks (tests/policy/mixed_load.h), the
+ * starvation guard, bad attributes and parameters, unload; and the cost of
+ * a pick at 1, 10, 100 and 1000 queued tasks (printed, bounded).
  *
  * The simulated CPUs tick every 4 ms, as HZ=250 kernels do; at one CPU the
  * base slice is 0.7 ms (factor 1 + ilog2(1)), so a nice 0 task's request
@@ -16,6 +18,7 @@
  */
 #include <time.h>
 #include "policy_test.h"
+#include "mixed_load.h"
 
 #define MS 1000000ULL
 #define US 1000ULL
@@ -390,6 +393,57 @@ static void t_three_on_two(void)
 	EXPECT(total >= 2 * 20000 * MS * 99 / 100);
 }
 
+/*
+ * Issue 10's mixed load: 200 tasks spinning 1-10 ms and sleeping 0-20 ms
+ * on 2 CPUs for 30 s, with the kernel's 5 s watchdog and the default
+ * guard. With nice -10..10 (as the guest test t_saakm_fair_mixed), each
+ * task gets at least half its fair share. With -20..19 only the absence of
+ * stalls is checked: EEVDF itself (starve_ms=0, no watchdog) leaves the
+ * lightest tasks without a tick for 30 s, and the guard serves them with
+ * time the heaviest sleepers then miss.
+ */
+static void mixed(int lo, int hi, const char *params, unsigned long long stall_ms,
+		  struct mixed_load *ml)
+{
+	ml->n = 200;
+	ml->nice_lo = lo;
+	ml->nice_hi = hi;
+	ml->end_ns = 30000 * MS;
+	ml->seed = 20261122;
+	ml->starved = ml->n;
+	ml->worst = 0;
+	START(.nr_cpus = 2, .stall_ns = stall_ms * MS, .params = params);
+	mixed_load_run(ml);
+	printf("#   nice %d..%d%s%s: %d of %d below half their fair share, the worst got %.0f%%\n",
+	       lo, hi, params ? ", " : "", params ? params : "", ml->starved, ml->n,
+	       ml->worst * 100);
+	EXPECT(uc_unload() == 0);
+}
+
+static void t_mixed_load(void)
+{
+	struct mixed_load ml;
+
+	mixed(-10, 10, NULL, 5000, &ml);
+	EXPECT(ml.starved == 0);
+}
+
+static void t_mixed_load_wide(void)
+{
+	struct mixed_load ml;
+
+	mixed(-20, 19, NULL, 5000, &ml);
+}
+
+/* Why the guard: without it the lightest tasks wait past any watchdog. */
+static void t_mixed_load_unguarded(void)
+{
+	struct mixed_load ml;
+
+	mixed(-20, 19, "starve_ms=0", 60000, &ml);
+	EXPECT(ml.worst < 0.5);
+}
+
 /* NOHZ kick: a busy CPU's tick wakes an idle CPU that pulls the waiting task. */
 static void t_nohz_kick(void)
 {
@@ -562,6 +616,9 @@ int main(void)
 	RUN(t_newly_idle, "newly idle: pull from the heaviest CPU to an even split");
 	RUN(t_move_keeps_deadline, "a moved task keeps the rest of its request");
 	RUN(t_three_on_two, "3 hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
+	RUN(t_mixed_load, "200 mixed tasks, nice -10..10, 30 s: each >= half its fair share");
+	RUN(t_mixed_load_wide, "200 mixed tasks, nice -20..19, 30 s: no stall (5 s watchdog)");
+	RUN(t_mixed_load_unguarded, "the same without the guard: the lightest get no tick in 30 s");
 	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
 	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");
 	RUN(t_bad_input, "bad nice, attribute blob and parameters refused (EINVAL)");
