@@ -108,7 +108,10 @@ if [ "$numa" -gt 1 ]; then
 	done
 fi
 [ -n "$icount" ] && [ "$icount" != 0 ] && qopts+=("-icount shift=0,sleep=off")
-[ ${#qopts[@]} -gt 0 ] && args+=(--qemu-opts "${qopts[*]}")
+# SAAKM_VM_GDB=PORT: QEMU's gdb stub, to take a backtrace of a hung guest
+# (gdb build/linux*/vmlinux -ex "target remote :PORT" -ex "thread apply all bt").
+[ -n "${SAAKM_VM_GDB:-}" ] && qopts+=("-gdb tcp:127.0.0.1:$SAAKM_VM_GDB")
+[ ${#qopts[@]} -gt 0 ] && args+=("--qemu-opts=${qopts[*]}")
 # 4-level paging: TCG offers LA57, and with 5-level paging the KASAN kernel
 # took a wild-memory-access report in an early-boot interrupt (handle_edge_irq
 # during arch_cpu_finalize_init, before any SaaKM code) in 1 of 18 boots.

@@ -173,6 +173,17 @@ int main(void)
 
 	TAP_CHECK(read_param("last_nice") == 5, "nice change reached setparam_attr");
 
+	a.sched_saakm_attr_size = 0;
+	a.sched_runtime = 2000000;
+	TAP_CHECK(sys_setattr(0, &a) == 0 && read_param("last_runtime") == 2000000,
+		  "sched_runtime reaches setparam_attr as attr->runtime");
+	a.sched_runtime = 0;
+	a.sched_nice = 20;
+	TAP_CHECK(sys_setattr(0, &a) == -EINVAL, "nice 20 is refused (EINVAL), not clamped");
+	a.sched_nice = -21;
+	TAP_CHECK(sys_setattr(0, &a) == -EINVAL, "nice -21 is refused (EINVAL), not clamped");
+	TAP_CHECK(read_param("last_nice") == 5, "a refused nice never reached the policy");
+
 	tap_subtest("events");
 	TAP_CHECK(read_counts() == NR_EV, "probe counters readable");
 	for (int i = 0; i < NR_EV; i++) {

@@ -12,8 +12,10 @@
  * Read the counters from /sys/module/saakm_probe/parameters/counts (one
  * number per event, in the order of the "events" parameter). checkparam_attr
  * rejects an attribute blob starting with 'X' with -EINVAL; setparam_attr
- * stores the last nice value and blob size it saw. With unprivileged=1 any
- * user may move their own tasks to it.
+ * stores the last nice value, sched_runtime and blob size it saw. With
+ * unprivileged=1 any user may move their own tasks to it. Every tick also
+ * kicks its own CPU with SAAKM_KICK_PREEMPT, so preempt() fires; it keeps
+ * the task running.
  *
  * It also checks the core_entry/core_exit bracket: every per-CPU callback
  * must come for a CPU between its core_entry and its core_exit, core_entry
@@ -44,6 +46,8 @@ static int last_nice = 100;
 module_param(last_nice, int, 0444);
 static int last_attr_size = -1;
 module_param(last_attr_size, int, 0444);
+static unsigned long long last_runtime = 1;
+module_param(last_runtime, ullong, 0444);
 
 /* Racy increments: enough to tell zero from non-zero. */
 static unsigned long bracket_violations;
@@ -153,6 +157,15 @@ static void probe_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	in_bracket("tick", cpu);
 	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
+	else
+		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
+}
+
+/* Reached by the kick from probe_tick(): only count, keep running. */
+static void probe_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
+{
+	count(SAAKM_EV_PREEMPT);
+	in_bracket("preempt", cpu);
 }
 
 static void probe_terminate(struct saakm_policy *pol, struct task_struct *p)
@@ -284,6 +297,7 @@ static void probe_setparam(struct saakm_policy *pol, struct task_struct *p, cons
 	count(SAAKM_EV_SETPARAM_ATTR);
 	WRITE_ONCE(last_nice, attr->nice);
 	WRITE_ONCE(last_attr_size, attr->size);
+	WRITE_ONCE(last_runtime, attr->runtime);
 }
 
 static struct saakm_ops probe_ops = {
@@ -295,6 +309,7 @@ static struct saakm_ops probe_ops = {
 	.block			= probe_block,
 	.yield			= probe_yield,
 	.tick			= probe_tick,
+	.preempt		= probe_preempt,
 	.terminate		= probe_terminate,
 	.schedule		= probe_schedule,
 	.newly_idle		= probe_newly_idle,
