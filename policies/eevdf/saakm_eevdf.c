@@ -143,7 +143,7 @@ MODULE_PARM_DESC(starve_ms, "run a task waiting this long next (0: off, 10..6000
 module_param_cb(balance_ms, &eevdf_param_ops, &balance_ms, 0444);
 MODULE_PARM_DESC(balance_ms, "periodic balancing period (0: off, 1..1000)");
 module_param(run_to_parity, bool, 0644);
-MODULE_PARM_DESC(run_to_parity, "keep the CPU until the deadline while eligible");
+MODULE_PARM_DESC(run_to_parity, "no wakeup preemption before the request ends, while eligible");
 
 /* Per task: fair.c's sched_entity, the fields EEVDF needs. */
 struct eevdf_task {
