@@ -230,21 +230,52 @@ ext_state() { cat /sys/kernel/sched_ext/state 2>/dev/null; }
 ext_ops() { cat /sys/kernel/sched_ext/root/ops 2>/dev/null; }
 ext_all() { cat /sys/kernel/sched_ext/switch_all 2>/dev/null; }
 scx_pid= scx_bin= scx_full=
-scx_start() { # BIN ARGS OPS FULL(1/empty)
-	[ -x "$root/$1" ] || fail "sched_ext scheduler $root/$1 missing (not built: make bench-progs)"
-	[ -d /sys/kernel/sched_ext ] || fail "cannot start $1: this kernel has no sched_ext"
-	[ "$(ext_state)" = disabled ] || fail "cannot start $1: sched_ext is $(ext_state) ($(ext_ops))"
+# 6.12 runs ops.init() in an unbound RT kthread (scx_ops_enable_helper,
+# created by the boot's first enable), and scx_central's init refuses to run
+# off its central CPU 0 ("init from non-central CPU"). So that kthread is
+# pinned to CPU 0 before every start (harmless for the others); if it did not
+# exist yet and the loader exited, the start is tried once more, pinned.
+pin_scx_helper() {
+	for _d in /proc/[0-9]*; do
+		[ "$(cat "$_d/comm" 2>/dev/null)" = scx_ops_enable_ ] || continue
+		taskset -p 1 "${_d#/proc/}" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+# scx_try BIN ARGS OPS: start the loader and wait until OPS is enabled (0),
+# or the loader exited (1)
+scx_try() {
 	_log=$work/$(basename "$1").log
-	: >"$_log"
 	"$root/$1" $2 >>"$_log" 2>&1 &
-	scx_pid=$! scx_bin=$1 scx_full=$4
+	scx_pid=$!
 	i=0
 	until [ "$(ext_state)" = enabled ] && [ "$(ext_ops)" = "$3" ]; do
 		i=$((i + 1))
 		[ $i -gt 600 ] && fail "$1 did not enable ($(ext_state) $(ext_ops)): $(tail -5 "$_log")"
-		kill -0 "$scx_pid" 2>/dev/null || fail "$1 exited: $(tail -5 "$_log")"
+		kill -0 "$scx_pid" 2>/dev/null || { wait "$scx_pid"; scx_pid=; return 1; }
 		sleep 0.05
 	done
+}
+scx_start() { # BIN ARGS OPS FULL(1/empty)
+	[ -x "$root/$1" ] || fail "sched_ext scheduler $root/$1 missing (not built: make bench-progs)"
+	[ -d /sys/kernel/sched_ext ] || fail "cannot start $1: this kernel has no sched_ext"
+	[ "$(ext_state)" = disabled ] || fail "cannot start $1: sched_ext is $(ext_state) ($(ext_ops))"
+	: >"$work/$(basename "$1").log"
+	_pinned=
+	pin_scx_helper && _pinned=1
+	if ! scx_try "$1" "$2" "$3"; then
+		[ -z "$_pinned" ] && pin_scx_helper ||
+			fail "$1 exited: $(tail -5 "$work/$(basename "$1").log")"
+		say "$1 exited before the enable helper was pinned to CPU 0; starting it again"
+		i=0
+		until [ "$(ext_state)" = disabled ]; do
+			i=$((i + 1))
+			[ $i -gt 600 ] && fail "sched_ext still $(ext_state) after $1 exited"
+			sleep 0.05
+		done
+		scx_try "$1" "$2" "$3" || fail "$1 exited: $(tail -5 "$work/$(basename "$1").log")"
+	fi
+	scx_bin=$1 scx_full=$4
 	# the table says whether it takes every task; the kernel must agree
 	[ "$(ext_all)" = "$([ -n "$4" ] && echo 1 || echo 0)" ] ||
 		fail "$1: switch_all is $(ext_all), the table says full='$4'"

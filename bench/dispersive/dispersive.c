@@ -9,7 +9,11 @@
  *
  * A request server: a pool of worker threads (default 3 per CPU, so the
  * scheduler, not the server, decides which request runs) serves requests
- * from a FIFO backlog. Each request is CPU work of a fixed number of loop
+ * in arrival order: the generator publishes each request and wakes an idle
+ * worker if there is one; a worker that finishes takes the oldest request
+ * nobody took. No lock: a worker preempted inside a critical section would
+ * hold the (RT) generator up behind whatever runs meanwhile (seen in a
+ * first version: ms-late arrivals under every scheduler). Each request is CPU work of a fixed number of loop
  * iterations (spin()), not a clock-based busy wait: under QEMU's icount
  * mode an instruction is 1 ns of guest time, so a request's work is the same
  * in every run and every configuration, and only scheduling moves latency.
@@ -91,21 +95,27 @@ struct point {
 	uint64_t late_max;	/* worst generator lateness, ns */
 };
 
-/* --- server state, protected by lock ------------------------------------ */
+/*
+ * Server state. Requests are served in index (= arrival) order: the
+ * generator publishes request i by making published i + 1, workers claim
+ * the next one by advancing claimed with a compare-and-swap. A worker with
+ * nothing to claim sets its idle flag, then looks again (so that a request
+ * published meanwhile is not left behind: either it sees the request, or the
+ * generator sees the flag); the generator wakes an idle worker by clearing
+ * its flag (compare-and-swap: one waker per idle period) and posting go.
+ */
 struct worker {
 	pthread_t th;
-	sem_t go;		/* posted when a request is handed over */
-	int req;		/* request to serve, -1: exit */
+	sem_t go;		/* posted when the worker is woken */
+	atomic_int idle;	/* 1: waiting on go, and no waker claimed it yet */
 	int policy;		/* sched_getscheduler() seen by this worker */
 } __attribute__((aligned(64)));
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct worker *workers;
-static int *idle;		/* stack of idle worker indices */
-static int nr_idle;
-static int *backlog;		/* FIFO of request indices no worker took yet */
-static int bl_head, bl_tail;
-static struct point *cur;
+static atomic_int published, claimed;
+static atomic_int stopping;
+static int next_wake;		/* generator only: where the idle scan starts */
+static struct point *_Atomic cur;
 static atomic_int completed;
 static sem_t all_done;		/* posted by whoever completes the last request */
 
@@ -213,56 +223,64 @@ static double mean_service_us(void)
 
 /* --- the server --------------------------------------------------------- */
 
-/* Take the next backlogged request, or go idle; called with lock held. */
-static int next_or_idle(int self)
+/* The oldest published request nobody took yet, or -1. */
+static int claim(void)
 {
-	if (bl_head != bl_tail)
-		return backlog[bl_head++];
-	idle[nr_idle++] = self;
+	int c = atomic_load(&claimed);
+
+	while (c < atomic_load(&published))
+		if (atomic_compare_exchange_weak(&claimed, &c, c + 1))
+			return c;
 	return -1;
+}
+
+static void serve(int r)
+{
+	struct point *p = atomic_load(&cur);
+
+	spin(p->iters[r]);
+	p->done[r] = now_ns() - p->start;
+	if (atomic_fetch_add(&completed, 1) + 1 == p->n)
+		sem_post(&all_done);
 }
 
 static void *worker_main(void *arg)
 {
-	int self = (int)(long)arg;
-	struct worker *w = &workers[self];
+	struct worker *w = &workers[(long)arg];
+	int one = 1;
 
 	w->policy = sched_getscheduler(0);
 	for (;;) {
 		int r;
 
+		while ((r = claim()) >= 0)
+			serve(r);
+		atomic_store(&w->idle, 1);
+		/* look again: a request published before the flag was seen */
+		if (atomic_load(&claimed) < atomic_load(&published) &&
+		    atomic_compare_exchange_strong(&w->idle, &one, 0))
+			continue;
+		one = 1;
 		sem_wait(&w->go);
-		r = w->req;
-		if (r < 0)
+		if (atomic_load(&stopping))
 			return NULL;
-		while (r >= 0) {
-			struct point *p = cur;
-
-			spin(p->iters[r]);
-			p->done[r] = now_ns() - p->start;
-			if (atomic_fetch_add(&completed, 1) + 1 == p->n)
-				sem_post(&all_done);
-			pthread_mutex_lock(&lock);
-			r = next_or_idle(self);
-			pthread_mutex_unlock(&lock);
-		}
 	}
 }
 
-/* Hand request @r to an idle worker, or queue it behind the others. */
+/* Publish request @r and wake an idle worker, if any, to take it. */
 static void dispatch(int r)
 {
-	struct worker *w = NULL;
+	atomic_store(&published, r + 1);
+	for (int k = 0; k < nr_workers; k++) {
+		struct worker *w = &workers[(next_wake + k) % nr_workers];
+		int one = 1;
 
-	pthread_mutex_lock(&lock);
-	if (nr_idle)
-		w = &workers[idle[--nr_idle]];
-	else
-		backlog[bl_tail++] = r;
-	pthread_mutex_unlock(&lock);
-	if (w) {
-		w->req = r;
-		sem_post(&w->go);
+		if (atomic_compare_exchange_strong(&w->idle, &one, 0)) {
+			/* round robin: the next wake starts after this worker */
+			next_wake = (next_wake + k + 1) % nr_workers;
+			sem_post(&w->go);
+			return;
+		}
 	}
 }
 
@@ -279,8 +297,7 @@ static void make_schedule(struct point *p, double rate, uint64_t pseed)
 	p->iters = calloc(cap, sizeof(*p->iters));
 	p->late = calloc(cap, sizeof(*p->late));
 	p->is_long = calloc(cap, 1);
-	backlog = calloc(cap, sizeof(*backlog));
-	if (!p->arrival || !p->done || !p->iters || !p->late || !p->is_long || !backlog) {
+	if (!p->arrival || !p->done || !p->iters || !p->late || !p->is_long) {
 		perror("dispersive: calloc");
 		exit(1);
 	}
@@ -296,14 +313,26 @@ static void make_schedule(struct point *p, double rate, uint64_t pseed)
 	}
 }
 
+/* Until every worker sleeps on its semaphore, unwoken (between points). */
+static void wait_all_idle(void)
+{
+	struct timespec ts = { 0, 100000 };
+
+	for (int i = 0; i < nr_workers; i++)
+		while (!atomic_load(&workers[i].idle))
+			nanosleep(&ts, NULL);
+}
+
 /* The generator: sleep until each scheduled arrival, then dispatch it. */
 static void generate(struct point *p)
 {
 	struct timespec ts;
 
-	bl_head = bl_tail = 0;
+	/* every worker idle (the last point left none busy): start afresh */
 	atomic_store(&completed, 0);
-	cur = p;
+	atomic_store(&cur, p);
+	atomic_store(&published, 0);
+	atomic_store(&claimed, 0);
 	p->late_max = 0;
 	p->start = now_ns() + 1000000;	/* first arrival 1 ms from now */
 	for (int i = 0; i < p->n; i++) {
@@ -323,6 +352,7 @@ static void generate(struct point *p)
 	}
 	if (p->n)
 		sem_wait(&all_done);
+	wait_all_idle();
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -407,8 +437,6 @@ static void free_point(struct point *p)
 	free(p->iters);
 	free(p->late);
 	free(p->is_long);
-	free(backlog);
-	backlog = NULL;
 }
 
 /* The generator thread: every load point in turn. */
@@ -444,30 +472,26 @@ static void *gen_main(void *arg)
 static void start_workers(void)
 {
 	workers = calloc(nr_workers, sizeof(*workers));
-	idle = calloc(nr_workers, sizeof(*idle));
-	if (!workers || !idle) {
+	if (!workers) {
 		perror("dispersive: calloc");
 		exit(1);
 	}
-	/* every worker starts idle; the lock orders this before any dispatch */
-	pthread_mutex_lock(&lock);
 	for (int i = 0; i < nr_workers; i++) {
 		sem_init(&workers[i].go, 0, 0);
-		idle[nr_idle++] = nr_workers - 1 - i;
 		if (pthread_create(&workers[i].th, NULL, worker_main, (void *)(long)i)) {
 			perror("dispersive: pthread_create");
 			exit(1);
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	/* all of them waiting before the first arrival */
+	wait_all_idle();
 }
 
 static void stop_workers(void)
 {
-	for (int i = 0; i < nr_workers; i++) {
-		workers[i].req = -1;
+	atomic_store(&stopping, 1);
+	for (int i = 0; i < nr_workers; i++)
 		sem_post(&workers[i].go);
-	}
 	for (int i = 0; i < nr_workers; i++)
 		pthread_join(workers[i].th, NULL);
 }
