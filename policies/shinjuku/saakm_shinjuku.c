@@ -84,9 +84,8 @@ static struct sj_cpu *sj_cpu(int cpu)
 }
 
 /*
- * A task's arrival stamp lives in its per-task data word: no allocation.
- * NULL means "not stamped": a new task, or one that slept, yielded or was
- * preempted, which sj_queue_on() stamps as the newest arrival.
+ * A task's arrival stamp lives in its per-task data word. NULL: a new task,
+ * or one that slept, yielded or was preempted; sj_queue_on() stamps it.
  */
 static u64 stamp(struct task_struct *p)
 {
@@ -193,14 +192,17 @@ static enum hrtimer_restart sj_slice_end(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/* preempt and tick: past its slice, with someone waiting here, go to the tail. */
+/*
+ * preempt and tick: past its slice, with someone waiting here, go to the
+ * tail. Once: the other one may come before the CPU switches (READY_TICK).
+ */
 static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct sj_cpu *sc = sj_cpu(cpu);
 
 	if (saakm_running_ns(p) >= (u64)READ_ONCE(slice_us) * NSEC_PER_USEC)
 		WRITE_ONCE(sc->slice_over, true);
-	if (!READ_ONCE(sc->slice_over))
+	if (!READ_ONCE(sc->slice_over) || saakm_task_state(p) != SAAKM_RUNNING)
 		return;
 	raw_spin_lock(&sj_lock);
 	if (sc->nr_queued) {

@@ -131,6 +131,32 @@ static void t_idle_kick(void)
 	printf("#   kicks: %llu (idle %llu)\n", uc_kick_stats()->kicks, uc_kick_stats()->idle_kicks);
 }
 
+/*
+ * In the kernel, tick() and preempt() can both reach a task before its CPU
+ * switches (a tick and the slice timer's kick in one interrupt): the second
+ * finds it READY_TICK and must leave it so (READY_TICK -> READY_TICK is an
+ * invalid transition: the policy would be ejected). The simulation switches
+ * at once, so the test makes the second call itself.
+ */
+static void t_preempt_twice(void)
+{
+	struct task_struct *p;
+
+	START(.nr_cpus = 1, .params = "slice_us=1000000");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(100 * US) == 0);
+	EXPECT(usim_param_write("slice_us", "30") == 0);	/* 1 is past a 30 us slice now */
+	p = usim_task_find(1);
+	usim_call(uc_policy(), SAAKM_EV_PREEMPT, 0, p, -1);
+	EXPECT(uc_state(1) == SAAKM_READY_TICK);
+	usim_call(uc_policy(), SAAKM_EV_TICK, 0, p, -1);
+	usim_call(uc_policy(), SAAKM_EV_PREEMPT, 0, p, -1);
+	EXPECT(uc_state(1) == SAAKM_READY_TICK && !uc_failure());
+	EXPECT(uc_advance(3900 * US) == 0);		/* the tick at 4 ms switches */
+	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+}
+
 /* A yielding task goes behind every task waiting on its CPU. */
 static void t_yield(void)
 {
@@ -247,6 +273,7 @@ int main(void)
 	RUN(t_slice, "slice: preempted after 30 us when another waits, never alone");
 	RUN(t_short_not_stuck, "a short task is never stuck behind a long one");
 	RUN(t_idle_kick, "a task queued on a busy CPU: the idle CPU is kicked and pulls it");
+	RUN(t_preempt_twice, "tick/preempt of a task already READY_TICK leaves it so");
 	RUN(t_yield, "yield goes to the tail");
 	RUN(t_hotplug, "hotplug of a CPU with waiting tasks loses none");
 	RUN(t_unload, "unload: no task, memory or timer left");
