@@ -11,37 +11,26 @@
  * gets a *virtual deadline* d_i = v_i + r_i / w_i. Run the eligible task
  * with the earliest virtual deadline.
  *
- * Map to fair.c (6.12), in the order of this file:
- *   struct eevdf_task             struct sched_entity (vruntime, deadline,
- *                                 vlag, slice, custom_slice, rel_deadline)
- *   struct eevdf_cpu              struct cfs_rq (zero_vruntime, avg_vruntime,
- *                                 avg_load, curr); the tree is a SaaKM RBTREE
- *                                 runqueue ordered by deadline (entity_before).
- *                                 (6.12.0's min_vruntime became zero_vruntime,
- *                                 kept at V, in the 6.12.y tree studied)
- *   base_slice_ns()               sysctl_sched_base_slice, scaled as
- *                                 get_update_sysctl_factor() does by default
- *                                 (SCHED_TUNABLESCALING_LOG): 0.7 ms *
- *                                 (1 + ilog2(min(online CPUs, 8)))
- *   calc_delta_fair()             calc_delta_fair()
- *   avg_add/avg_sub, avg_vruntime avg_vruntime_add/sub, avg_vruntime()
- *   entity_lag, eligible()        entity_lag(), vruntime_eligible()
- *   update_deadline, update_curr  update_deadline(), update_curr() (with
- *                                 did_preempt_short()), fed by
- *                                 saakm_running_ns() deltas
- *   pick_eevdf()                  pick_eevdf() with RUN_TO_PARITY; see below
- *   place_entity()                place_entity(): PLACE_LAG (lag scaled by
- *                                 load), PLACE_DEADLINE_INITIAL,
- *                                 PLACE_REL_DEADLINE
- *   set_next()/put_prev()         set_next_entity() (set_protect_slice) and
- *                                 put_prev_entity()
- *   eevdf_unblock_place           enqueue_entity() + check_preempt_wakeup_fair()
- *                                 (with do_preempt_short())
- *   eevdf_block, balance_pick     dequeue_entity() (update_entity_lag)
- *   eevdf_tick, eevdf_preempt     entity_tick() and the resched it causes
- *   eevdf_yield                   yield_task_fair()
- *   eevdf_setparam_attr           reweight_entity()/reweight_eevdf() and
- *                                 __setscheduler_params()' slice clamp
+ * Map to fair.c (the 6.12.y of build/linux), in the order of this file:
+ *   eevdf_task, eevdf_cpu   sched_entity; cfs_rq: zero_vruntime (6.12.0's
+ *                           min_vruntime, kept at V), avg_vruntime, avg_load,
+ *                           curr, and the tree: a SaaKM RBTREE runqueue by
+ *                           deadline (entity_before)
+ *   base_slice_ns           sysctl_sched_base_slice, 0.7 ms * (1 + ilog2(
+ *                           min(CPUs, 8))) (SCHED_TUNABLESCALING_LOG)
+ *   calc_delta_fair, avg_*  calc_delta_fair, avg_vruntime_add/sub, avg_vruntime
+ *   entity_lag, *_eligible  entity_lag, vruntime_eligible
+ *   update_deadline/_curr   the same (with did_preempt_short), fed by
+ *                           saakm_running_ns() deltas
+ *   pick_eevdf              pick_eevdf with RUN_TO_PARITY (see below)
+ *   place_entity            place_entity: PLACE_LAG (lag scaled by load),
+ *                           PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE
+ *   set_next, put_prev      set_next_entity (set_protect_slice), put_prev_entity
+ *   eevdf_place             enqueue_entity + check_preempt_wakeup_fair
+ *   take_off (block, pull)  dequeue_entity (update_entity_lag)
+ *   eevdf_tick, _preempt    entity_tick and the resched it causes
+ *   eevdf_yield             yield_task_fair
+ *   eevdf_setparam_attr     reweight_eevdf, __setscheduler_params' clamp
  *
  * The pick. fair.c keeps an rbtree ordered by deadline and augmented with
  * the minimum vruntime of each subtree, which finds the eligible task with
@@ -222,17 +211,11 @@ static void set_load(struct eevdf_cpu *ec, long delta)
 	WRITE_ONCE(ec->load, ec->load + delta);
 }
 
-/* A task joins or leaves the sums V is computed from (waiting tasks only). */
-static void avg_add(struct eevdf_cpu *ec, struct eevdf_task *t)
+/* A waiting task joins (+1) or leaves (-1) the sums V is computed from. */
+static void avg_update(struct eevdf_cpu *ec, struct eevdf_task *t, int sign)
 {
-	ec->avg_vruntime += entity_key(ec, t) * t->weight;
-	ec->avg_load += t->weight;
-}
-
-static void avg_sub(struct eevdf_cpu *ec, struct eevdf_task *t)
-{
-	ec->avg_vruntime -= entity_key(ec, t) * t->weight;
-	ec->avg_load -= t->weight;
+	ec->avg_vruntime += sign * entity_key(ec, t) * t->weight;
+	ec->avg_load += sign * (s64)t->weight;
 }
 
 /*
@@ -274,11 +257,6 @@ static bool vruntime_eligible(struct eevdf_cpu *ec, u64 vruntime)
 		load += curr->weight;
 	}
 	return sum >= (s64)(vruntime - ec->zero_vruntime) * load;
-}
-
-static bool eligible(struct eevdf_cpu *ec, struct task_struct *p)
-{
-	return vruntime_eligible(ec, ev(p)->vruntime);
 }
 
 /* Lag V - v_i, bounded by two slices (at least a tick) of virtual time. */
@@ -360,12 +338,12 @@ static struct task_struct *pick_eevdf(struct eevdf_cpu *ec)
 		return curr;
 	if (!curr && saakm_rq_len(&ec->rq) == 1)
 		return first;
-	if (curr && !eligible(ec, curr))
+	if (curr && !vruntime_eligible(ec, ev(curr)->vruntime))
 		curr = NULL;
 	if (curr && READ_ONCE(run_to_parity) && protect_slice(ev(curr)))
 		return curr;
 	saakm_rq_for_each(p, &ec->rq)
-		if (eligible(ec, p)) {
+		if (vruntime_eligible(ec, ev(p)->vruntime)) {
 			best = p;
 			break;
 		}
@@ -455,13 +433,21 @@ static void place_entity(struct eevdf_cpu *ec, struct eevdf_task *t, bool initia
 	t->deadline = t->vruntime + vslice;
 }
 
+/* @t starts counting on @cpu (fair.c's enqueue_entity()). */
+static void join_cpu(struct eevdf_cpu *ec, struct eevdf_task *t, int cpu, bool initial)
+{
+	place_entity(ec, t, initial);
+	t->cpu = cpu;
+	set_load(ec, t->weight);
+}
+
 /* @p waits on @cpu: in the sums, the list of waiters and the runqueue. */
 static void enqueue(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 		    enum saakm_task_state state)
 {
 	struct eevdf_task *t = ev(p);
 
-	avg_add(ec, t);
+	avg_update(ec, t, 1);
 	t->queued_at = jiffies;
 	list_add_tail(&t->wait_node, &ec->waiting);
 	saakm_change_state(p, state, cpu, &ec->rq);
@@ -470,7 +456,7 @@ static void enqueue(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 /* @t leaves the runqueue (the state change takes it out of the tree). */
 static void dequeue(struct eevdf_cpu *ec, struct eevdf_task *t)
 {
-	avg_sub(ec, t);
+	avg_update(ec, t, -1);
 	list_del_init(&t->wait_node);
 }
 
@@ -551,19 +537,15 @@ static int idle_cpu_for(struct task_struct *p, int first, int skip)
 static int eevdf_idlest_cpu(struct task_struct *p)
 {
 	unsigned long load, best_load = ~0UL;
-	int cpu, best = task_cpu(p);
+	int cpu, best = cpumask_first(p->cpus_ptr);	/* none online: the class falls back */
 
-	if (cpumask_test_cpu(best, p->cpus_ptr) && cpu_online(best))
-		best_load = READ_ONCE(cpu_of(best)->load);
 	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask) {
 		load = READ_ONCE(cpu_of(cpu)->load);
-		if (load < best_load) {
+		if (load < best_load || (load == best_load && cpu == task_cpu(p))) {
 			best = cpu;
 			best_load = load;
 		}
 	}
-	if (!cpumask_test_cpu(best, p->cpus_ptr))
-		best = cpumask_first(p->cpus_ptr);	/* none online: the class falls back */
 	return best;
 }
 
@@ -601,8 +583,7 @@ static int eevdf_unblock_prepare(struct saakm_policy *pol, struct task_struct *p
  * slice may be over). A shorter eligible request cancels its protection
  * (PREEMPT_SHORT), and if @p is now the pick, preempt() is asked to act.
  */
-static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu,
-			bool initial)
+static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
 	struct eevdf_task *t = ev(p);
@@ -613,9 +594,8 @@ static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu
 		return;
 	}
 	kick = update_curr(ec);
-	place_entity(ec, t, initial);
-	t->cpu = cpu;
-	set_load(ec, t->weight);
+	/* A new task asks for half a slice: new_place() sees it NOT_QUEUED. */
+	join_cpu(ec, t, cpu, saakm_task_state(p) == SAAKM_NOT_QUEUED);
 	enqueue(ec, p, cpu, SAAKM_READY);
 	if (!ec->curr)
 		return;
@@ -623,16 +603,6 @@ static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu
 		cancel_protect_slice(ev(ec->curr));
 	if (kick || pick_eevdf(ec) == p)
 		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
-}
-
-static void eevdf_new_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
-{
-	eevdf_place(pol, p, cpu, true);
-}
-
-static void eevdf_unblock_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
-{
-	eevdf_place(pol, p, cpu, false);
 }
 
 /* Asleep (it was running) or moved away by the class (it was waiting). */
@@ -648,21 +618,54 @@ static void eevdf_block(struct saakm_policy *pol, struct task_struct *p, int cpu
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
 }
 
-/* First the starvation guard, then EEVDF. */
+/*
+ * First the starvation guard, then EEVDF. A running task of ours still
+ * here was parked by the class: it stops counting until adopt() meets it.
+ */
 static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
 	struct task_struct *p;
 
 	if (ec->curr) {
-		saakm_policy_error(pol, "schedule(%d) while task %d runs there", cpu,
-				   ec->curr->pid);
-		return NULL;
+		update_curr(ec);
+		take_off(ec, ec->curr, true);
 	}
 	p = starving(ec) ?: pick_eevdf(ec);
 	if (p)
 		set_next(ec, p, cpu);
 	return p;
+}
+
+/*
+ * The class makes a task that joins (or ends a priority boost) while running
+ * RUNNING without new_place() or schedule(), and core scheduling may run a
+ * waiting task unpicked. Make @p the CPU's running task, placed as a woken
+ * task; if another task of ours is (parked by the class), @p waits in @state.
+ */
+static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
+		  enum saakm_task_state state)
+{
+	struct eevdf_task *t = ev(p);
+
+	if (ec->curr == p)
+		return true;
+	if (WARN_ON_ONCE(!t || (t->cpu >= 0 && t->cpu != cpu)))
+		return false;
+	if (t->cpu == cpu) {
+		dequeue(ec, t);		/* the class took it off the runqueue */
+	} else {
+		update_curr(ec);
+		join_cpu(ec, t, cpu, false);
+	}
+	if (ec->curr) {
+		enqueue(ec, p, cpu, state);
+		return false;
+	}
+	ec->curr = p;
+	t->ran_ns = 0;
+	t->protect = t->deadline;
+	return true;
 }
 
 /*
@@ -698,7 +701,7 @@ static void eevdf_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	struct eevdf_cpu *ec = cpu_of(cpu);
 	struct task_struct *next = NULL;
 
-	if (WARN_ON_ONCE(ec->curr != p))
+	if (!adopt(ec, p, cpu, SAAKM_READY_TICK))
 		return;
 	if ((update_curr(ec) && pick_eevdf(ec) != p) || starving(ec)) {
 		put_prev(ec, p, cpu, SAAKM_READY_TICK);
@@ -712,7 +715,7 @@ static void eevdf_preempt(struct saakm_policy *pol, struct task_struct *p, int c
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
 
-	if (WARN_ON_ONCE(ec->curr != p))
+	if (!adopt(ec, p, cpu, SAAKM_READY_TICK))
 		return;
 	update_curr(ec);
 	if (pick_eevdf(ec) != p || starving(ec))
@@ -725,10 +728,10 @@ static void eevdf_yield(struct saakm_policy *pol, struct task_struct *p, int cpu
 	struct eevdf_cpu *ec = cpu_of(cpu);
 	struct eevdf_task *t = ev(p);
 
-	if (WARN_ON_ONCE(ec->curr != p) || !saakm_rq_len(&ec->rq))
+	if (!adopt(ec, p, cpu, SAAKM_READY) || !saakm_rq_len(&ec->rq))
 		return;		/* alone: keep running */
 	update_curr(ec);
-	if (eligible(ec, p)) {
+	if (vruntime_eligible(ec, t->vruntime)) {
 		t->vruntime = t->deadline;
 		update_deadline(ec, t);
 	}
@@ -845,9 +848,9 @@ static void eevdf_setparam_attr(struct saakm_policy *pol, struct task_struct *p,
 static struct saakm_ops eevdf_ops = {
 	.name		= "eevdf",
 	.new_prepare	= eevdf_new_prepare,
-	.new_place	= eevdf_new_place,
+	.new_place	= eevdf_place,
 	.unblock_prepare = eevdf_unblock_prepare,
-	.unblock_place	= eevdf_unblock_place,
+	.unblock_place	= eevdf_place,
 	.block		= eevdf_block,
 	.yield		= eevdf_yield,
 	.tick		= eevdf_tick,

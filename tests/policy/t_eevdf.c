@@ -510,6 +510,62 @@ static void t_unload(void)
 	EXPECT(usim_alloc_outstanding() == 0);
 }
 
+/* A task the class made RUNNING itself (joined while running), @ns ago. */
+static struct task_struct *join_running(struct saakm_policy *pol, int pid, unsigned long long ns)
+{
+	struct task_struct *p = usim_task(pid);
+
+	usim_call(pol, SAAKM_EV_NEW_PREPARE, 0, p, 0);
+	usim_call(pol, SAAKM_EV_SETPARAM_ATTR, 0, p, 0);
+	usim_force_state(p, SAAKM_RUNNING);
+	usim_task_add_runtime(p, ns);
+	return p;
+}
+
+/*
+ * sched_setattr() on itself: the class makes the task RUNNING without
+ * new_place() or schedule() (libusim's class simulation does not model
+ * it, so the callbacks are driven by hand, as the kernel's class makes
+ * them). The policy adopts it at its first tick, charges it and preempts
+ * it for a waiting task; one that joins while another task of ours is
+ * parked on its CPU waits; a schedule() while the policy's running task
+ * is parked picks another one, and the parked one waits when it comes back.
+ */
+static void t_join_running(void)
+{
+	struct task_struct *a, *b, *c;
+	struct saakm_policy *pol;
+
+	usim_setup(1, NULL);
+	usim_set_quiet(1);
+	EXPECT(usim_load() == 0);
+	pol = usim_policy(NULL);
+	a = join_running(pol, 1, 4 * MS);
+	b = usim_task(2);
+	usim_call(pol, SAAKM_EV_NEW_PREPARE, 0, b, 0);
+	usim_call(pol, SAAKM_EV_NEW_PLACE, 0, b, 0);
+	usim_call(pol, SAAKM_EV_TICK, 0, a, 0);
+	EXPECT(usim_task_state(a) == SAAKM_READY_TICK);	/* adopted, 4 ms charged */
+	usim_force_state(a, SAAKM_READY);
+	EXPECT(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0) == 2);
+	c = join_running(pol, 3, MS);			/* while b is parked */
+	usim_call(pol, SAAKM_EV_TICK, 0, c, 0);
+	EXPECT(usim_task_state(c) == SAAKM_READY_TICK);
+	usim_force_state(c, SAAKM_READY);
+	EXPECT(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0) >= 0);	/* b parked */
+	usim_call(pol, SAAKM_EV_TICK, 0, b, 0);		/* b comes back: waits */
+	EXPECT(usim_task_state(b) == SAAKM_READY_TICK);
+	EXPECT(usim_error_count() == 0);
+	usim_call(pol, SAAKM_EV_TERMINATE, 0, a, 0);
+	usim_call(pol, SAAKM_EV_TERMINATE, 0, b, 0);
+	usim_call(pol, SAAKM_EV_TERMINATE, 0, c, 0);
+	usim_call(pol, SAAKM_EV_FREE_METADATA, 0, a, 0);
+	usim_call(pol, SAAKM_EV_FREE_METADATA, 0, b, 0);
+	usim_call(pol, SAAKM_EV_FREE_METADATA, 0, c, 0);
+	usim_unload();
+	EXPECT(usim_error_count() == 0 && usim_alloc_outstanding() == 0);
+}
+
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -622,6 +678,7 @@ int main(void)
 	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
 	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");
 	RUN(t_bad_input, "bad nice, attribute blob and parameters refused (EINVAL)");
+	RUN(t_join_running, "a task joining while running is adopted at its first tick");
 	RUN(t_unload, "exit and unload: terminate each task, nothing left");
 	RUN(t_pick_cost, "pick cost at 1, 10, 100, 1000 queued tasks");
 	return tap_done();
