@@ -650,7 +650,8 @@ static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 
 	if (ec->curr == p)
 		return true;
-	if (WARN_ON_ONCE(!t || (t->cpu >= 0 && t->cpu != cpu)))
+	if (saakm_task_state(p) != SAAKM_RUNNING ||
+	    WARN_ON_ONCE(!t || (t->cpu >= 0 && t->cpu != cpu)))
 		return false;
 	if (t->cpu == cpu) {
 		dequeue(ec, t);		/* the class took it off the runqueue */
