@@ -161,7 +161,7 @@ static void sj_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	sj_wake_someone(p, cpu);
 }
 
-/* The oldest task queued on @cpu starts, with a fresh slice. */
+/* The oldest task queued on @cpu starts, with a fresh slice; @cpu is busy. */
 static struct task_struct *sj_schedule(struct saakm_policy *pol, int cpu)
 {
 	struct sj_cpu *sc = sj_cpu(cpu);
@@ -174,6 +174,7 @@ static struct task_struct *sj_schedule(struct saakm_policy *pol, int cpu)
 				break;
 	if (p) {
 		sj_unqueue(p, SAAKM_RUNNING, cpu);
+		cpumask_clear_cpu(cpu, &sj_idle);
 		WRITE_ONCE(sc->slice_over, false);
 		hrtimer_start(&sc->timer, ns_to_ktime(READ_ONCE(slice_us) * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -213,9 +214,8 @@ static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 }
 
 /*
- * When the running task of a CPU stops (block, yield, terminate), so does
- * its slice timer. A task going to sleep loses its place in line; one the
- * class moves while READY keeps it.
+ * When a CPU's running task stops (block, yield, terminate), so does its slice
+ * timer. A task going to sleep loses its place; one moved while READY keeps it.
  */
 static void sj_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
@@ -286,7 +286,7 @@ static void sj_exit_idle(struct saakm_policy *pol, int cpu)
 	cpumask_clear_cpu(cpu, &sj_idle);
 }
 
-/* A CPU joins: it may be idle, say it is (at worst a task waits for another class). */
+/* A CPU joins: say it idles until it runs one of ours (schedule(), exit_idle()). */
 static void sj_core_entry(struct saakm_policy *pol, int cpu)
 {
 	WRITE_ONCE(sj_cpu(cpu)->slice_over, false);

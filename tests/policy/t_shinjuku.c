@@ -157,6 +157,25 @@ static void t_preempt_twice(void)
 	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
 }
 
+/*
+ * A CPU busy with another class when shinjuku loads never says exit_idle
+ * when our first task runs there: schedule() must mark it busy, or a wakeup
+ * there would not kick a preemption and would wait for the 4 ms tick.
+ */
+static void t_busy_at_load(void)
+{
+	START(.nr_cpus = 1, .busy_cpus = 0x1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_calls(SAAKM_EV_EXIT_IDLE) == 0);
+	EXPECT(uc_advance(40 * US) == 0);	/* 2 ran at 30 us */
+	EXPECT(uc_block(2) == 0);		/* 1 again, for a fresh slice */
+	EXPECT(uc_advance(100 * US) == 0);	/* past it, nobody waiting */
+	EXPECT(uc_curr(0) == 1);
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_curr(0) == 2);		/* at once, not at the tick */
+}
+
 /* A yielding task goes behind every task waiting on its CPU. */
 static void t_yield(void)
 {
@@ -274,6 +293,7 @@ int main(void)
 	RUN(t_short_not_stuck, "a short task is never stuck behind a long one");
 	RUN(t_idle_kick, "a task queued on a busy CPU: the idle CPU is kicked and pulls it");
 	RUN(t_preempt_twice, "tick/preempt of a task already READY_TICK leaves it so");
+	RUN(t_busy_at_load, "a CPU busy with another class at load: wakeups still preempt at once");
 	RUN(t_yield, "yield goes to the tail");
 	RUN(t_hotplug, "hotplug of a CPU with waiting tasks loses none");
 	RUN(t_unload, "unload: no task, memory or timer left");

@@ -849,7 +849,7 @@ int uc_start(const struct uc_opts *opts)
 	usim_set_quiet(C.o.quiet);
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++) {
 		C.cpus[cpu].online = true;
-		C.cpus[cpu].idle = true;
+		C.cpus[cpu].idle = !(C.o.busy_cpus >> cpu & 1);
 		INIT_LIST_HEAD(&C.cpus[cpu].parked);
 	}
 	C.next_tick = C.o.tick_ns;

@@ -47,6 +47,9 @@
  * @tick_ns: tick period (0: 4 ms, HZ 250)
  * @stall_ns: stall timeout of the watchdog (0: 1 s)
  * @quiet: drop the policy's printk output
+ * @busy_cpus: CPUs that run another class's task when the policy loads:
+ *	not idle, so the first task of the policy that runs there comes with
+ *	no exit_idle (as in the kernel); they call enter_idle when they idle
  */
 struct uc_opts {
 	int nr_cpus;
@@ -55,6 +58,7 @@ struct uc_opts {
 	unsigned long long tick_ns;
 	unsigned long long stall_ns;
 	int quiet;
+	unsigned long long busy_cpus;
 };
 
 /* A fresh world with the policy module loaded. 0, or -errno of usim_load(). */
