@@ -17,8 +17,9 @@
 #                    bench/run.sh passes its snapshot)
 #   BENCH_MODDIR     directory with snapshots of the modules (bench/run.sh);
 #                    a module not there is taken from the repository
-#   BENCH_DISP_SECS, BENCH_DISP_LOADS  seconds per load point and the loads
-#                    (fractions of capacity, comma-separated) of dispersive
+#   BENCH_DISP_SECS, BENCH_DISP_LOADS, BENCH_DISP_ARGS  seconds per load
+#                    point, the loads (fractions of capacity, comma-separated)
+#                    and extra options of dispersive
 #
 # Every run goes through build/bench/schedrun, which puts the workload in the
 # configuration's class and samples the class of all its tasks; its verdict
@@ -66,7 +67,7 @@ wl_cmd() {
 		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=64k $work/o.7z $work/seq-small.txt" ;;
 		stockfish) echo "stockfish bench 16 2 2" ;;
 		ffmpeg) echo "ffmpeg -nostdin -hide_banner -nostats -benchmark -f lavfi -i testsrc=duration=0.2:size=160x120:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
-		dispersive) echo "$B/dispersive $disp_cal -d ${BENCH_DISP_SECS:-0.3} -l ${BENCH_DISP_LOADS:-0.3,0.7}" ;;
+		dispersive) echo "$B/dispersive $disp_cal -d ${BENCH_DISP_SECS:-0.3} -l ${BENCH_DISP_LOADS:-0.3,0.7} ${BENCH_DISP_ARGS:-}" ;;
 		*) return 1 ;;
 		esac
 	else
@@ -80,7 +81,7 @@ wl_cmd() {
 		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=256k $work/o.7z $work/seq.txt" ;;
 		stockfish) echo "stockfish bench 16 2 5" ;;
 		ffmpeg) echo "ffmpeg -nostdin -hide_banner -nostats -benchmark -f lavfi -i testsrc=duration=4:size=352x288:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
-		dispersive) echo "$B/dispersive $disp_cal -d ${BENCH_DISP_SECS:-2} -l ${BENCH_DISP_LOADS:-0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0}" ;;
+		dispersive) echo "$B/dispersive $disp_cal -d ${BENCH_DISP_SECS:-2} -l ${BENCH_DISP_LOADS:-0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0} ${BENCH_DISP_ARGS:-}" ;;
 		*) return 1 ;;
 		esac
 	fi

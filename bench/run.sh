@@ -166,7 +166,8 @@ if [ "$study" = record ] || [ "$study" = all ]; then
 fi
 if [ "$study" = dispersive ]; then
 	guest dispersive "$KDIR" BENCH_CONFIGS="'$disp_cfgs'" BENCH_WORKLOADS=dispersive \
-		${BENCH_DISP_SECS:+BENCH_DISP_SECS=$BENCH_DISP_SECS} ${BENCH_DISP_LOADS:+BENCH_DISP_LOADS=$BENCH_DISP_LOADS}
+		${BENCH_DISP_SECS:+BENCH_DISP_SECS=$BENCH_DISP_SECS} ${BENCH_DISP_LOADS:+BENCH_DISP_LOADS=$BENCH_DISP_LOADS} \
+		${BENCH_DISP_ARGS:+BENCH_DISP_ARGS="'$BENCH_DISP_ARGS'"}
 fi
 
 "$VENV/bin/python" "$root/bench/report.py" "$out" || rc=1

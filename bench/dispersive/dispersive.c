@@ -47,10 +47,12 @@
  *   dispersive: point load=0.50 offered_rps=.. achieved_rps=.. n=..
  *       short_n=.. short_p50_us=.. short_p99_us=.. short_p999_us=..
  *       long_n=.. long_p50_us=.. long_p99_us=.. long_p999_us=.. long_rps=..
+ *       short_ho_p50_us=.. short_ho_p99_us=.. short_ho_p999_us=.. long_ho_p99_us=..
  *       late_p50_us=.. late_p99_us=.. late_max_us=.. nvcsw=.. nivcsw=..
  *       worker_policy=.. span_s=..
  * late_* is how late the generator handed requests over (its own health,
- * part of every latency above), nvcsw/nivcsw the voluntary/involuntary context switches of the
+ * part of every latency above); *_ho_* are the latencies from the hand-over
+ * instead (the generator's lateness left out), nvcsw/nivcsw the voluntary/involuntary context switches of the
  * process during the point, worker_policy the sched_getscheduler() value
  * the workers saw (-1 if they disagreed).
  */
@@ -373,14 +375,19 @@ static double pct_us(const uint64_t *v, int n, double q)
 	return v[k < 0 ? 0 : k] / 1000.0;
 }
 
-/* Latencies of class @want_long among the measured requests, sorted. */
-static int class_latencies(const struct point *p, int want_long, uint64_t from, uint64_t *out)
+/*
+ * Latencies of class @want_long among the measured requests, sorted: from
+ * the scheduled arrival, or with @from_handover from the moment the
+ * generator handed the request over (its own lateness left out).
+ */
+static int class_latencies(const struct point *p, int want_long, uint64_t from,
+			   int from_handover, uint64_t *out)
 {
 	int n = 0;
 
 	for (int i = 0; i < p->n; i++)
 		if (p->is_long[i] == want_long && p->arrival[i] >= from)
-			out[n++] = p->done[i] - p->arrival[i];
+			out[n++] = p->done[i] - p->arrival[i] - (from_handover ? p->late[i] : 0);
 	qsort(out, n, sizeof(*out), cmp_u64);
 	return n;
 }
@@ -413,13 +420,18 @@ static void report(const struct point *p, double load, double rate, const struct
 	span = last / 1e9;
 	printf("dispersive: point load=%.3f offered_rps=%.0f achieved_rps=%.0f n=%d",
 	       load, rate, span > 0 ? p->n / span : 0, p->n);
-	ns = class_latencies(p, 0, from, lat);
+	ns = class_latencies(p, 0, from, 0, lat);
 	printf(" short_n=%d short_p50_us=%.1f short_p99_us=%.1f short_p999_us=%.1f",
 	       ns, pct_us(lat, ns, 0.5), pct_us(lat, ns, 0.99), pct_us(lat, ns, 0.999));
-	nl = class_latencies(p, 1, from, lat);
+	nl = class_latencies(p, 1, from, 0, lat);
 	printf(" long_n=%d long_p50_us=%.1f long_p99_us=%.1f long_p999_us=%.1f long_rps=%.1f",
 	       nl, pct_us(lat, nl, 0.5), pct_us(lat, nl, 0.99), pct_us(lat, nl, 0.999),
 	       span > 0 ? nlong_all / span : 0);
+	ns = class_latencies(p, 0, from, 1, lat);
+	printf(" short_ho_p50_us=%.1f short_ho_p99_us=%.1f short_ho_p999_us=%.1f",
+	       pct_us(lat, ns, 0.5), pct_us(lat, ns, 0.99), pct_us(lat, ns, 0.999));
+	nl = class_latencies(p, 1, from, 1, lat);
+	printf(" long_ho_p99_us=%.1f", pct_us(lat, nl, 0.99));
 	memcpy(lat, p->late, p->n * sizeof(*lat));
 	qsort(lat, p->n, sizeof(*lat), cmp_u64);
 	printf(" late_p50_us=%.1f late_p99_us=%.1f late_max_us=%.1f nvcsw=%ld nivcsw=%ld"

@@ -25,6 +25,7 @@ CALIB = re.compile(r"^dispersive: calib (.*)$", re.M)
 # columns of the detailed table: (key, heading)
 DETAIL = [("achieved_rps", "achieved req/s"), ("short_p50_us", "short p50 µs"),
           ("short_p99_us", "short p99 µs"), ("short_p999_us", "short p99.9 µs"),
+          ("short_ho_p99_us", "short p99 from hand-over µs"),
           ("long_p50_us", "long p50 µs"), ("long_p99_us", "long p99 µs"),
           ("long_rps", "long req/s"), ("nivcsw", "involuntary switches"),
           ("late_p50_us", "generator late p50 µs"), ("late_max_us", "generator late max µs")]
