@@ -23,7 +23,7 @@
  * /sys/kernel/sched_ext/state and root/ops: another sched_ext scheduler
  * than OPS makes the run invalid. For saakm every sampled thread's
  * sched_getattr() must name the policy's id (policy 8 alone does not say
- * which policy).
+ * which policy), unless the thread is a zombie (the class has detached it).
  *
  * -x COMM exempts threads named COMM from the class check if they are
  * SCHED_FIFO or SCHED_RR (counted as exempt=N): a workload's load
@@ -107,6 +107,21 @@ static int saakm_id_of(int tid)
 	return a.sched_saakm_id;
 }
 
+/*
+ * A zombie or dead thread (or one gone): the class has detached it from its
+ * policy (sched_getattr reads id 0) while its policy still reads 8. Not a
+ * misclassified task.
+ */
+static int exiting(int pid, int tid)
+{
+	char path[96], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	read_line(path, buf, sizeof(buf));
+	p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X' || p[2] == 'x';
+}
+
 /* A thread outside the class that -x allows: named COMM, SCHED_FIFO/RR. */
 static int exempted(int pid, int tid, int policy)
 {
@@ -183,8 +198,8 @@ static void check_thread(int pid, int tid)
 	if (want_policy == SCHED_SAAKM) {
 		int id = saakm_id_of(tid);
 
-		/* -1: the thread exited between the two reads */
-		if (id >= 0 && id != want_id)
+		/* -1: gone; a zombie reads 0 (its state, read after the id, says so) */
+		if (id >= 0 && id != want_id && !exiting(pid, tid))
 			mark_bad("tid%d:saakm_id%d:want%d", tid, id, want_id);
 	}
 }
