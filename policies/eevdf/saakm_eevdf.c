@@ -638,10 +638,10 @@ static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
 }
 
 /*
- * The class makes a task that joins (or ends a priority boost) while running
- * RUNNING without new_place() or schedule(), and core scheduling may run a
- * waiting task unpicked. Make @p the CPU's running task, placed as a woken
- * task; if another task of ours is (parked by the class), @p waits in @state.
+ * A task may run without schedule(): core scheduling runs a waiting task
+ * it picked itself, and a parked one comes back after schedule() stopped
+ * counting it. Make @p the CPU's running task (placed as a woken task if
+ * uncounted); if another task of ours is that now, @p waits in @state.
  */
 static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 		  enum saakm_task_state state)

@@ -523,13 +523,14 @@ static struct task_struct *join_running(struct saakm_policy *pol, int pid, unsig
 }
 
 /*
- * sched_setattr() on itself: the class makes the task RUNNING without
- * new_place() or schedule() (libusim's class simulation does not model
- * it, so the callbacks are driven by hand, as the kernel's class makes
- * them). The policy adopts it at its first tick, charges it and preempts
- * it for a waiting task; one that joins while another task of ours is
- * parked on its CPU waits; a schedule() while the policy's running task
- * is parked picks another one, and the parked one waits when it comes back.
+ * Tasks the class makes RUNNING without schedule() (libusim's class
+ * simulation does not model these, so the callbacks are driven by hand, as
+ * the kernel's class makes them): a running task the policy does not
+ * count (eevdf's schedule() leaves a parked one so; here it joined while
+ * running) is adopted at its first tick, charged and preempted for a
+ * waiting task; one that comes back while another task of ours runs
+ * waits; and a waiting task run by core scheduling is taken off the sums
+ * and preempted at its tick like any running task.
  */
 static void t_join_running(void)
 {
@@ -555,6 +556,11 @@ static void t_join_running(void)
 	EXPECT(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0) >= 0);	/* b parked */
 	usim_call(pol, SAAKM_EV_TICK, 0, b, 0);		/* b comes back: waits */
 	EXPECT(usim_task_state(b) == SAAKM_READY_TICK);
+	usim_force_state(b, SAAKM_READY);
+	usim_force_state(a, SAAKM_RUNNING);		/* core scheduling runs a */
+	usim_task_add_runtime(a, 4 * MS);
+	usim_call(pol, SAAKM_EV_TICK, 0, a, 0);
+	EXPECT(usim_task_state(a) == SAAKM_READY_TICK);
 	EXPECT(usim_error_count() == 0);
 	usim_call(pol, SAAKM_EV_TERMINATE, 0, a, 0);
 	usim_call(pol, SAAKM_EV_TERMINATE, 0, b, 0);
@@ -678,7 +684,7 @@ int main(void)
 	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
 	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");
 	RUN(t_bad_input, "bad nice, attribute blob and parameters refused (EINVAL)");
-	RUN(t_join_running, "a task joining while running is adopted at its first tick");
+	RUN(t_join_running, "tasks the class runs without schedule() are adopted at their tick");
 	RUN(t_unload, "exit and unload: terminate each task, nothing left");
 	RUN(t_pick_cost, "pick cost at 1, 10, 100, 1000 queued tasks");
 	return tap_done();
