@@ -349,6 +349,26 @@ static bool starving(s32 cpu, struct cpu_ctx *c)
 	return false;
 }
 
+/*
+ * wfq's tick rule for @prev, whose slice ended (or was ended by a kick):
+ * keep running it unless the DSQ's first task has not run more than it.
+ * ops.dispatch() runs before @prev goes back to the DSQ, so without this
+ * the other task would always win and weights would not matter.
+ */
+static bool keep_prev(struct task_struct *prev, s32 cpu)
+{
+	struct task_ctx *t = tctx(prev);
+	struct task_struct *q;
+	u64 vtime;
+
+	if (!t || !(prev->scx.flags & SCX_TASK_QUEUED))
+		return false;
+	vtime = t->vtime + (prev->se.sum_exec_runtime - t->exec_seen) * 1024 / weight_of(prev);
+	bpf_for_each(scx_dsq, q, cpu, 0)
+		return vbefore(vtime, q->scx.dsq_vtime);
+	return true;
+}
+
 void BPF_STRUCT_OPS(ext_wfq_dispatch, s32 cpu, struct task_struct *prev)
 {
 	struct cpu_ctx *c = cctx(cpu), *s;
@@ -369,7 +389,10 @@ void BPF_STRUCT_OPS(ext_wfq_dispatch, s32 cpu, struct task_struct *prev)
 			}
 		}
 	}
-	scx_bpf_consume(cpu);
+	if (prev && keep_prev(prev, cpu))
+		prev->scx.slice = slice_ns;
+	else
+		scx_bpf_consume(cpu);
 }
 
 void BPF_STRUCT_OPS(ext_wfq_runnable, struct task_struct *p, u64 enq_flags)
