@@ -16,8 +16,8 @@
  *   min_vruntime - one slice at the task's weight), new tasks at
  *   min_vruntime, moves keep the distance to min_vruntime.
  * - Slice slice_ms: sched_ext ends it at the first tick past it, as wfq's
- *   tick does; the task is then re-enqueued and the DSQ's lowest vtime runs
- *   (itself if still the lowest: wfq keeps it running in that case).
+ *   tick does; ops.dispatch() then keeps the task running unless the DSQ's
+ *   first task has not run more than it (wfq's rule, see keep_prev()).
  * - Wakeup preemption: a woken task behind the running one by more than
  *   wakeup_gran_us (at its weight) kicks its CPU with SCX_KICK_PREEMPT.
  * - CPU choice at wakeup: the previous CPU if idle or if no allowed CPU
