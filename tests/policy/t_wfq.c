@@ -289,7 +289,7 @@ static void t_max_wait(void)
  * 200 tasks with random nice values (-10..10), each spinning 1-10 ms and
  * sleeping 0-20 ms, on 2 CPUs for 5 s: every task gets at least half its
  * fair share (weighted water-filling, each capped by its demand); the
- * guest test t_saakm_fair_mixed runs the same load for real.
+ * guest test t_saakm_mixed_fair runs the same load for real.
  */
 #define MIX_N	200
 static const unsigned int mix_weight[21] = {	/* nice -10..10 */

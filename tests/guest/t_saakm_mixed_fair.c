@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fairness under a mixed load (issue 10): 200 tasks with random nice
+ * values (-10..10), each alternating random bursts of spinning (1-10 ms)
+ * and sleeping (0-20 ms), for 30 s, under the SaaKM policies wfq and eevdf
+ * (asserted) and the kernel's EEVDF (printed, the reference).
+ *
+ * Checked for each policy: no stall and no ejection (the policy is still
+ * enabled, nothing in the kernel log), and no task starved: each task gets
+ * at least 50% of its fair share. A task's fair share is its weighted
+ * max-min share of the CPUs: water-filling with the fair class's weights,
+ * each task capped by its demand (spin / (spin + sleep)), the total by the
+ * number of CPUs. The same seed gives every scheduler the same tasks.
+ */
+#include "saakm_test.h"
+#include <sys/resource.h>
+
+SAAKM_TAG("timeout=400");
+
+#define NR_TASKS	200
+#define SECS		30.0
+
+static const unsigned int prio_to_weight[40] = {	/* sched_prio_to_weight */
+	88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+	110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+};
+
+struct task {
+	int nice;
+	double spin_s, sleep_s;
+	double share;		/* fair share, fraction of a CPU */
+	long long ns;		/* CPU time during the run */
+};
+
+static struct task tasks[NR_TASKS];
+static volatile int *ready;	/* shared: tasks that joined */
+static int cur_id;		/* SaaKM policy id; 0: EEVDF */
+
+static int worker(long i)
+{
+	struct saakm_sched_attr a = {
+		.size = sizeof(a), .sched_policy = SCHED_SAAKM,
+		.sched_nice = tasks[i].nice, .sched_saakm_id = cur_id,
+	};
+	int ret = cur_id ? sys_setattr(0, &a) :
+		  (setpriority(PRIO_PROCESS, 0, tasks[i].nice) ? -errno : 0);
+
+	if (ret)
+		return 1;
+	__sync_fetch_and_add(ready, 1);
+	while (!*stop) {
+		spin_for(tasks[i].spin_s);
+		if (tasks[i].sleep_s > 0)
+			usleep((useconds_t)(tasks[i].sleep_s * 1e6));
+	}
+	return 0;
+}
+
+/* Weighted water-filling: share_i = min(demand_i, level * weight_i). */
+static void fair_shares(int cpus)
+{
+	double lo = 0, hi = 1, total, demand = 0, cap;
+	int i, k;
+
+	for (i = 0; i < NR_TASKS; i++)
+		demand += tasks[i].spin_s / (tasks[i].spin_s + tasks[i].sleep_s);
+	cap = demand < cpus ? demand : cpus;
+	for (k = 0; k < 100; k++) {
+		double mid = (lo + hi) / 2;
+
+		total = 0;
+		for (i = 0; i < NR_TASKS; i++) {
+			double d = tasks[i].spin_s / (tasks[i].spin_s + tasks[i].sleep_s);
+			double w = mid * prio_to_weight[tasks[i].nice + 20];
+
+			total += d < w ? d : w;
+		}
+		if (total < cap)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (i = 0; i < NR_TASKS; i++) {
+		double d = tasks[i].spin_s / (tasks[i].spin_s + tasks[i].sleep_s);
+		double w = hi * prio_to_weight[tasks[i].nice + 20];
+
+		tasks[i].share = d < w ? d : w;
+	}
+}
+
+/* Run the 200 tasks under policy @id (0: EEVDF); how many got < 50% of their share. */
+static int run(const char *label, int id, int *joined_all)
+{
+	pid_t pids[NR_TASKS];
+	long long t0[NR_TASKS];
+	int i, starved = 0, worst = -1;
+	double worst_frac = 1e9, frac;
+
+	cur_id = id;
+	*stop = 0;
+	*ready = 0;
+	for (i = 0; i < NR_TASKS; i++)
+		pids[i] = spawn(worker, i);
+	for (int t = 0; t < 1000 && *ready < NR_TASKS; t++)
+		usleep(10000);
+	*joined_all = *ready == NR_TASKS;
+	for (i = 0; i < NR_TASKS; i++)
+		t0[i] = task_runtime_ns(pids[i]);
+	usleep((useconds_t)(SECS * 1e6));
+	for (i = 0; i < NR_TASKS; i++)
+		tasks[i].ns = task_runtime_ns(pids[i]) - t0[i];
+	*stop = 1;
+	for (i = 0; i < NR_TASKS; i++)
+		reaped_ok(pids[i]);
+	for (i = 0; i < NR_TASKS; i++) {
+		frac = tasks[i].ns / (SECS * 1e9) / tasks[i].share;
+		starved += frac < 0.5;
+		if (frac < worst_frac) {
+			worst_frac = frac;
+			worst = i;
+		}
+	}
+	printf("# %s: %d of %d tasks below 50%% of their fair share; the worst: nice %d, "
+	       "spin %.1f ms sleep %.1f ms, got %.1f%% of a CPU for a share of %.1f%% (%.0f%%)\n",
+	       label, starved, NR_TASKS, tasks[worst].nice, tasks[worst].spin_s * 1e3,
+	       tasks[worst].sleep_s * 1e3, tasks[worst].ns / (SECS * 1e9) * 100,
+	       tasks[worst].share * 100, worst_frac * 100);
+	return starved;
+}
+
+int main(void)
+{
+	static const struct { const char *name, *path, *module; } pols[] = {
+		{ "wfq", "policies/wfq/saakm_wfq.ko", "saakm_wfq" },
+		{ "eevdf", "policies/eevdf/saakm_eevdf.ko", "saakm_eevdf" },
+	};
+	char path[512], desc[160];
+	int i, id, joined, starved;
+
+	stop_init();
+	ready = shared_mem(sizeof(*ready));
+	srand(20261122);
+	for (i = 0; i < NR_TASKS; i++) {
+		tasks[i].nice = rand() % 21 - 10;
+		tasks[i].spin_s = (1 + rand() % 10) / 1000.0;
+		tasks[i].sleep_s = (rand() % 21) / 1000.0;
+	}
+	fair_shares(nr_cpus());
+
+	starved = run("EEVDF (reference)", 0, &joined);
+	printf("# EEVDF: %d tasks starved\n", starved);
+	for (size_t k = 0; k < sizeof(pols) / sizeof(pols[0]); k++) {
+		snprintf(path, sizeof(path), "%s/%s", getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".",
+			 pols[k].path);
+		if (access(path, R_OK)) {
+			tap_skip(pols[k].name, "%s not built", pols[k].path);
+			continue;
+		}
+		id = load_policy(pols[k].name, pols[k].path, NULL);
+		if (id <= 0) {
+			tap_not_ok(pols[k].name, "%s did not load", pols[k].path);
+			continue;
+		}
+		starved = run(pols[k].name, id, &joined);
+		snprintf(desc, sizeof(desc), "%s: all %d tasks joined", pols[k].name, NR_TASKS);
+		TAP_CHECK(joined, desc);
+		snprintf(desc, sizeof(desc), "%s: no stall or ejection in %.0f s", pols[k].name, SECS);
+		TAP_CHECK(policy_enabled(pols[k].name), desc);
+		snprintf(desc, sizeof(desc), "%s: every task got >= 50%% of its fair share (%d did not)",
+			 pols[k].name, starved);
+		TAP_CHECK(starved == 0, desc);
+		unload_module(pols[k].module);
+	}
+	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
+	return tap_done();
+}
