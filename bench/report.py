@@ -357,6 +357,7 @@ def main():
     # --- dispersive load (bench/dispersive/plot.py) ---------------------------
     gdir = os.path.join(out, "dispersive")
     if os.path.isdir(gdir):
+        sys.dont_write_bytecode = True  # no __pycache__ in the source tree
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "dispersive"))
         import plot as dispersive_plot
         _, runs, env = load_guest(gdir)
