@@ -263,7 +263,8 @@ def main():
     goals = []
     # --- main study -----------------------------------------------------------
     gdir = os.path.join(out, "main")
-    if os.path.isdir(gdir):
+    main_cfgs = read_kv(os.path.join(gdir, "env.txt")).get("configs", "eevdf ext saakm").split()
+    if os.path.isdir(gdir) and {"ext", "saakm"} <= set(main_cfgs):
         vals, runs, env = load_guest(gdir)
         all_runs["main"] = runs
         rows = []
@@ -301,6 +302,12 @@ def main():
                                     f"{fmt(r['eevdf']['mean'])} us, {r['saakm_vs_eevdf']['pct']:+.2f}% "
                                     f"± {r['saakm_vs_eevdf']['ci95_pct']:.2f}" for r in pipes)))
         md.append("")
+
+    # --- the main study with other configurations (bench/run.sh --configs) ----
+    if os.path.isdir(gdir) and set(main_cfgs) != {"eevdf", "ext", "saakm"}:
+        vals, runs, env = load_guest(gdir)
+        all_runs["main"] = runs
+        configs_study(vals, main_cfgs, env, config_labels(out), res, md)
 
     # --- overhead (a): patched, nothing loaded, vs unpatched -------------------
     pat = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -399,6 +406,35 @@ def main():
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
     print("\n".join(md))
+
+
+# comparisons issue 10 asks for, shown when both configurations ran:
+# (configuration, reference)
+PAIRS = [("eevdf_mod", "eevdf"), ("wfq", "ext_wfq"), ("wfq", "eevdf"), ("saakm", "ext")]
+
+
+def configs_study(vals, cfgs, env, labels, res, md):
+    """Every configuration of the main guest side by side, and the PAIRS
+    present, each as a difference in % of the reference with its interval."""
+    pairs = [p for p in PAIRS if p[0] in cfgs and p[1] in cfgs]
+    md.append(f"## Configurations {', '.join(cfgs)} (kernel {env.get('kernel', '?')})\n")
+    md.append("Mean ± 95% interval over the valid runs; comparisons: the difference of the means in % "
+              "of the reference, with the 95% interval of that difference.\n")
+    md.append("| Workload | Metric | Better | " + " | ".join(labels.get(c, c) for c in cfgs) + " | " +
+              " | ".join(f"{a} vs {b}" for a, b in pairs) + " |")
+    md.append("|---|---|---|" + "---|" * (len(cfgs) + len(pairs)))
+    rows = []
+    for w in METRICS:
+        if w not in vals:
+            continue
+        for m, _, d in METRICS[w]:
+            s = {c: stats(vals[w][m].get(c, [])) for c in cfgs}
+            cmp = {f"{a}_vs_{b}": compare(s[a], s[b], d) for a, b in pairs}
+            rows.append({"workload": w, "metric": m, "direction": d, **s, **cmp})
+            md.append(f"| {DESCR[w]} | {m} | {d} | " + " | ".join(cell(s[c]) for c in cfgs) + " | " +
+                      " | ".join(pcell(cmp[f"{a}_vs_{b}"]) for a, b in pairs) + " |")
+    res["studies"]["configs"] = {"env": env, "configs": cfgs, "rows": rows}
+    md.append("")
 
 
 def pair_study(out, name, title, intro, base, other, key, goal, res, goals, md, all_runs,
