@@ -112,7 +112,7 @@ static void sj_queue_on(struct task_struct *p, int cpu, enum saakm_task_state st
 static void sj_unqueue(struct task_struct *p, enum saakm_task_state state, int cpu)
 {
 	if (saakm_task_state(p) == SAAKM_READY || saakm_task_state(p) == SAAKM_READY_TICK)
-		sj_cpu(task_cpu(p))->nr_queued--;
+		sj_cpu(p->saakm.cpu)->nr_queued--;	/* where sj_queue_on() counted it */
 	saakm_change_state(p, state, cpu, NULL);
 }
 
@@ -168,10 +168,9 @@ static struct task_struct *sj_schedule(struct saakm_policy *pol, int cpu)
 	struct task_struct *p = NULL;
 
 	raw_spin_lock(&sj_lock);
-	if (sc->nr_queued)
-		saakm_rq_for_each(p, &sj_queue)
-			if (task_cpu(p) == cpu)
-				break;
+	saakm_rq_for_each(p, &sj_queue)
+		if (task_cpu(p) == cpu)
+			break;
 	if (p) {
 		sj_unqueue(p, SAAKM_RUNNING, cpu);
 		cpumask_clear_cpu(cpu, &sj_idle);

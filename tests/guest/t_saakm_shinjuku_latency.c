@@ -4,7 +4,9 @@
  * sleeper-waker share one CPU. The waker sleeps 500 µs (absolute timer,
  * 1 ns timer slack), then measures how late it runs: its wake-to-run
  * latency. Under shinjuku with slice_us=50 the waker's wakeup finds the
- * spinner past its slice and kicks a preemption, so p99 must be <= 1 ms;
+ * spinner past its slice and kicks a preemption: p99 <= 1 ms on a quiet
+ * host; checked as <= max(1 ms, 3x the waker's p99 alone on the CPU) and
+ * <= a quarter of fifo's, since a TCG guest's own tail is ms long;
  * the waker alone on the CPU (the machine's own latency), the fair class
  * (EEVDF) and fifo (20 ms slices checked at the 4 ms tick, no wakeup
  * preemption) run the same test for comparison, printed, not checked. Also: slice_us=0 and
@@ -172,7 +174,7 @@ static int write_slice(const char *val)
 
 int main(void)
 {
-	long long p99, alone_p99, fair_p99, fifo_p99;
+	long long p99, alone_p99, fair_p99, fifo_p99, bound;
 	double share = 0, other_share = 0;
 	char buf[32] = "";
 	int id, fd;
@@ -198,8 +200,10 @@ int main(void)
 	alone_p99 = id > 0 ? run("shinjuku, waker alone:", id, 1, &other_share) : -1;
 	p99 = id > 0 ? run("shinjuku slice_us=50:", id, 0, &share) : -1;
 	CHECKF(p99 >= 0 && alone_p99 >= 0, "shinjuku: the spinner and the waker ran on CPU %d", sh->cpu);
-	CHECKF(p99 >= 0 && p99 <= 1000000,
-	       "shinjuku: the waker's p99 wake-to-run latency <= 1 ms (%lld us; alone %lld us)",
+	/* Absolute 1 ms is for a quiet host; under TCG the machine's own tail counts. */
+	bound = alone_p99 * 3 > 1000000 ? alone_p99 * 3 : 1000000;
+	CHECKF(p99 >= 0 && p99 <= bound,
+	       "shinjuku: the waker's p99 wake-to-run latency (%lld us) <= max(1 ms, 3x alone %lld us)",
 	       p99 / 1000, alone_p99 / 1000);
 	CHECKF(share >= 0.5, "shinjuku: the spinner still got most of the CPU (%.0f%%)", share * 100);
 	TAP_CHECK(event_count("shinjuku", "preempt") > 0, "shinjuku: preemptions through preempt()");
@@ -212,6 +216,8 @@ int main(void)
 	fifo_p99 = id > 0 ? run("fifo slice_ms=20:", id, 0, &other_share) : -1;
 	CHECKF(fifo_p99 >= 0 && fair_p99 >= 0, "the same test ran under EEVDF (p99 %lld us) and fifo (%lld us)",
 	       fair_p99 / 1000, fifo_p99 / 1000);
+	CHECKF(p99 >= 0 && fifo_p99 >= 0 && p99 <= fifo_p99 / 4,
+	       "shinjuku's p99 (%lld us) <= a quarter of fifo's (%lld us)", p99 / 1000, fifo_p99 / 1000);
 	TAP_CHECK(unload_module("saakm_fifo") == 0, "rmmod saakm_fifo");
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
 	return tap_done();

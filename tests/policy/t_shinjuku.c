@@ -216,6 +216,68 @@ static void t_hotplug(void)
 	EXPECT(uc_advance(5 * MS) == 0);
 }
 
+/*
+ * The guest test's load on the host: many tasks that each run 100 us and
+ * sleep 1-5 ms, on 2 CPUs; CPU 1 goes offline, then comes back. Every task
+ * must make progress in each phase.
+ */
+#define HP_TASKS	100
+static unsigned long long hp_wake_at[HP_TASKS + 1], hp_ran_at[HP_TASKS + 1];
+static int hp_loops[HP_TASKS + 1];
+
+static void hp_run(unsigned long long ns)
+{
+	int pid;
+
+	for (unsigned long long t = 0; t < ns && !uc_failure(); t += 20 * US) {
+		uc_advance(20 * US);
+		for (pid = 1; pid <= HP_TASKS; pid++) {
+			if (uc_runnable(pid)) {
+				if (uc_runtime(pid) - hp_ran_at[pid] >= 100 * US &&
+				    uc_curr(uc_cpu_of(pid)) == pid) {
+					uc_block(pid);
+					hp_loops[pid]++;
+					hp_wake_at[pid] = usim_now_ns() + MS + (pid * 7919) % (4 * MS);
+				}
+			} else if (usim_now_ns() >= hp_wake_at[pid]) {
+				hp_ran_at[pid] = uc_runtime(pid);
+				uc_wake(pid);
+			}
+		}
+	}
+}
+
+static int hp_stuck(const int *before)
+{
+	int pid, n = 0;
+
+	for (pid = 1; pid <= HP_TASKS; pid++)
+		n += hp_loops[pid] == before[pid];
+	return n;
+}
+
+static void t_hotplug_progress(void)
+{
+	static int at_down[HP_TASKS + 1], at_up[HP_TASKS + 1];
+	int pid, down, up;
+
+	START(.nr_cpus = 2);
+	for (pid = 1; pid <= HP_TASKS; pid++)
+		EXPECT(uc_fork(pid, pid % 2, 0, 0) == 0);
+	hp_run(100 * MS);
+	memcpy(at_down, hp_loops, sizeof(at_down));
+	EXPECT(uc_cpu_down(1) == 0);
+	hp_run(300 * MS);
+	memcpy(at_up, hp_loops, sizeof(at_up));
+	EXPECT(uc_cpu_up(1) == 0);
+	hp_run(300 * MS);
+	down = hp_stuck(at_down);
+	up = hp_stuck(at_up);
+	printf("#   no progress: %d of %d while cpu 1 was down, %d after it came back\n",
+	       down, HP_TASKS, up);
+	EXPECT(!down && !up);
+}
+
 /* rmmod with tasks running and waiting: nothing left, no timer armed. */
 static void t_unload(void)
 {
@@ -296,6 +358,7 @@ int main(void)
 	RUN(t_busy_at_load, "a CPU busy with another class at load: wakeups still preempt at once");
 	RUN(t_yield, "yield goes to the tail");
 	RUN(t_hotplug, "hotplug of a CPU with waiting tasks loses none");
+	RUN(t_hotplug_progress, "100 tasks, cpu 1 down then up: every task progresses in each phase");
 	RUN(t_unload, "unload: no task, memory or timer left");
 	RUN(t_bad_slice, "slice_us 0, 1, 4, too big, not a number: refused at load and at write");
 	return tap_done();
