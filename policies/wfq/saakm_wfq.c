@@ -85,7 +85,7 @@ struct wfq_task {
 	u64 ready_at;		/* clock when it began to wait */
 	u64 vruntime;
 	u64 service;		/* weighted CPU time, never renormalised */
-	u64 charged;		/* saakm_running_ns() already in vruntime */
+	u64 exec_seen;		/* p->se.sum_exec_runtime already charged */
 	unsigned int weight;
 	int cpu;		/* CPU of its min_vruntime frame; -1: new */
 	bool counted;		/* its weight is in that CPU's load */
@@ -134,19 +134,22 @@ static void update_min(struct wfq_cpu *c)
 		WRITE_ONCE(c->min_vruntime, wt(low)->vruntime);
 }
 
-/* Add the CPU time @p used since it was last charged, weighted. */
+/*
+ * Add the CPU time @p used since it was last charged, weighted. It is read
+ * from sum_exec_runtime, not saakm_running_ns(), which restarts with each
+ * run: the bit a task runs after its last tick would be lost, and since it
+ * weighs more for a light task, light tasks would get more than their share.
+ */
 static void charge(struct wfq_cpu *c, struct task_struct *p)
 {
 	struct wfq_task *t = wt(p);
-	u64 ran = saakm_running_ns(p), delta;
+	u64 ran = p->se.sum_exec_runtime - t->exec_seen, delta;
 
-	if (ran < t->charged)	/* a run the class started without schedule() */
-		t->charged = 0;
-	c->clock += ran - t->charged;
-	delta = mul_u64_u32_div(ran - t->charged, 1024, t->weight);
+	t->exec_seen = p->se.sum_exec_runtime;
+	c->clock += ran;
+	delta = mul_u64_u32_div(ran, 1024, t->weight);
 	t->vruntime += delta;
 	t->service += delta;
-	t->charged = ran;
 	update_min(c);
 }
 
@@ -232,6 +235,7 @@ static int wfq_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 	t->weight = saakm_nice_weight(task_nice(p));
 	t->cpu = -1;
 	t->p = p;
+	t->exec_seen = p->se.sum_exec_runtime;
 	INIT_LIST_HEAD(&t->node);
 	*saakm_task_data(p) = t;
 	return wfq_select_cpu(pol, p);
@@ -262,7 +266,6 @@ static struct task_struct *wfq_schedule(struct saakm_policy *pol, int cpu)
 	list_del_init(&wt(p)->node);
 	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
 	c->curr = p;
-	wt(p)->charged = 0;
 	wt(p)->moved = false;
 	update_min(c);
 	return p;
