@@ -36,7 +36,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
 .PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean policy-test policy-soak
-.PHONY: bench bench-overhead bench-record bench-replay bench-all bench-smoke bench-setup bench-progs bench-vanilla
+.PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla
 
 help:
 	@echo "SaaKM targets:"
@@ -53,6 +53,8 @@ help:
 	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
 	@echo "  make bench-record    saakm_fifo recorded vs not (recording overhead)"
 	@echo "  make bench-replay    replay speed of a recorded 10 s hackbench run"
+	@echo "  make bench-dispersive  ghOSt/Shinjuku dispersive load: p99 vs load (EEVDF, fifo, shinjuku, scx_central)"
+	@echo "  make bench-fair      every workload under EEVDF, the eevdf module, wfq and its twin ext_wfq"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
@@ -146,6 +148,12 @@ bench-overhead: kernel bench-setup bench-vanilla
 
 bench-record: kernel bench-setup
 	$(call bench_study,record)
+
+bench-dispersive: kernel bench-setup
+	$(call bench_study,dispersive)
+
+bench-fair: kernel bench-setup
+	$(call bench_study,main --configs "eevdf eevdf_mod wfq ext_wfq")
 
 # replay speed: record hackbench in a guest, replay it on the host
 bench-replay: kernel
