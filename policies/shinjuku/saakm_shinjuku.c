@@ -19,12 +19,15 @@
  * kicks its CPU with saakm_kick_cpu(SAAKM_KICK_PREEMPT), and preempt() (or
  * tick()) sends the task to the tail if someone waits there.
  *
- * Good at: tail latency of short requests among long ones (key-value stores).
- * Bad at: long tasks' throughput (a switch per slice when others wait), cache
- * affinity, scale (one lock, one queue walked by schedule()). FCFS is strict
- * for CPUs that run out of work; a busy CPU serves its own waiters in order.
- * Parameter: slice_us (default 30), 5..1000000, checked at load and on each
- * write to /sys/module/saakm_shinjuku/parameters/slice_us (next dispatch on).
+ * Good at: tail latency of short requests mixed with long ones (key-value
+ * stores). Bad at: throughput of long tasks (a switch every slice when
+ * others wait), cache affinity, and scale (one lock and one queue, walked
+ * by schedule()). FCFS is strict for CPUs that run out of work; a busy CPU
+ * serves the tasks waiting on it, in order.
+ *
+ * Parameters: slice_us (default 30), 5..1000000, checked at load and at
+ * each write to /sys/module/saakm_shinjuku/parameters/slice_us; a new
+ * value applies from the next dispatch.
  */
 #include <linux/saakm.h>
 #include <linux/hrtimer.h>
@@ -138,17 +141,12 @@ static int sj_select_cpu(struct saakm_policy *pol, struct task_struct *p)
 /* @p waits on busy @cpu: preempt its task if past its slice; kick an idle CPU to pull. */
 static void sj_wake_someone(struct task_struct *p, int cpu)
 {
-	struct sj_cpu *sc = sj_cpu(cpu);
 	unsigned int idle;
 
 	if (cpumask_test_cpu(cpu, &sj_idle))
 		return;		/* the class wakes an idle CPU itself */
-	if (READ_ONCE(sc->slice_over)) {
+	if (READ_ONCE(sj_cpu(cpu)->slice_over))
 		saakm_kick_cpu(sj_pol, cpu, SAAKM_KICK_PREEMPT);
-		if (!hrtimer_is_queued(&sc->timer))	/* the retries of sj_slice_end() */
-			hrtimer_start(&sc->timer, ns_to_ktime(READ_ONCE(slice_us) * NSEC_PER_USEC),
-				      HRTIMER_MODE_REL_PINNED_HARD);
-	}
 	idle = cpumask_first_and(&sj_idle, p->cpus_ptr);
 	if (idle < nr_cpu_ids)
 		saakm_kick_cpu(sj_pol, idle, 0);
@@ -191,14 +189,13 @@ static enum hrtimer_restart sj_slice_end(struct hrtimer *timer)
 
 	WRITE_ONCE(sc->slice_over, true);
 	saakm_kick_cpu(sj_pol, sc->cpu, SAAKM_KICK_PREEMPT);
-	/* A kick is lost while another class runs there: retry while someone waits. */
-	if (!READ_ONCE(sc->nr_queued))
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, ns_to_ktime(READ_ONCE(slice_us) * NSEC_PER_USEC));
-	return HRTIMER_RESTART;
+	return HRTIMER_NORESTART;
 }
 
-/* preempt, tick: past its slice, someone waiting here: to the tail (once: see READY_TICK). */
+/*
+ * preempt and tick: past its slice, with someone waiting here, go to the
+ * tail. Once: the other one may come before the CPU switches (READY_TICK).
+ */
 static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct sj_cpu *sc = sj_cpu(cpu);
@@ -215,7 +212,10 @@ static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	raw_spin_unlock(&sj_lock);
 }
 
-/* A running task stops: so does its slice timer. Asleep, it loses its place in line. */
+/*
+ * When a CPU's running task stops (block, yield, terminate), so does its slice
+ * timer. A task going to sleep loses its place; one moved while READY keeps it.
+ */
 static void sj_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	if (saakm_task_state(p) == SAAKM_RUNNING) {
