@@ -19,6 +19,8 @@
 #include <sys/resource.h>
 
 SAAKM_TAG("timeout=400");
+/* Opt-in until it has passed 5 runs on the final code (the house rule for new tests). */
+SAAKM_TAG("opt-in");
 
 #define SCHED_EXT	7
 #define MAX_HOGS	3

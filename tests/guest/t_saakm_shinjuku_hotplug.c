@@ -13,6 +13,8 @@
 #include <stdatomic.h>
 
 SAAKM_TAG("timeout=300");
+/* Opt-in until it has passed 5 runs on the final code (the house rule for new tests). */
+SAAKM_TAG("opt-in");
 
 #define NR_TASKS	500
 #define SJ_KO		"policies/shinjuku/saakm_shinjuku.ko"
