@@ -18,21 +18,7 @@
 #include <bpf/bpf.h>
 #include <scx/common.h>
 #include "ext_fifo.bpf.skel.h"
-
-static bool verbose;
-static volatile int exit_req;
-
-static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va_list args)
-{
-	if (level == LIBBPF_DEBUG && !verbose)
-		return 0;
-	return vfprintf(stderr, format, args);
-}
-
-static void on_signal(int sig)
-{
-	exit_req = 1;
-}
+#include "../ext_loader.h"
 
 static void read_stats(struct ext_fifo *skel, __u64 *stats)
 {

@@ -22,12 +22,10 @@
 #include <bpf/bpf.h>
 #include <scx/common.h>
 #include "ext_wfq.bpf.skel.h"
+#include "../ext_loader.h"
 
 #define MAX_CPUS	512	/* ext_wfq.bpf.c */
 #define NR_STATS	5
-
-static bool verbose;
-static volatile int exit_req;
 
 /* A parameter of saakm_wfq: name, option letter, range, default. */
 struct param {
@@ -43,18 +41,6 @@ static struct param params[] = {
 	{ "balance_max", 'm', 1, 64, 8 },
 	{ "max_wait_ms", 'w', 10, 10000, 1000 },
 };
-
-static int libbpf_print_fn(enum libbpf_print_level level, const char *format, va_list args)
-{
-	if (level == LIBBPF_DEBUG && !verbose)
-		return 0;
-	return vfprintf(stderr, format, args);
-}
-
-static void on_signal(int sig)
-{
-	exit_req = 1;
-}
 
 static void usage(const char *prog)
 {
