@@ -442,6 +442,23 @@ static inline int sysfs_set(const char *path, const char *val)
 	return write_file(path, val);
 }
 
+/* The first line of @path, newline stripped, in @buf ("" if unreadable); 0 or -1. */
+static inline int read_first_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	int ret = -1;
+
+	buf[0] = 0;
+	if (!f)
+		return -1;
+	if (fgets(buf, len, f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 /* Take CPU @cpu offline (@on 0) or online; it is online again at cleanup. */
 static inline int set_cpu_online(int cpu, int on)
 {

@@ -85,15 +85,11 @@ static int child(long i)
 /* CPU 1 is an SMT sibling of CPU 0. */
 static int smt_pair(void)
 {
-	char buf[64] = "";
-	FILE *f = fopen("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", "r");
+	char buf[64];
 
-	if (!f)
+	if (read_first_line("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list",
+			    buf, sizeof(buf)))
 		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
 	printf("# cpu0 thread siblings: %s\n", buf);
 	return !strcmp(buf, "0-1") || !strcmp(buf, "0,1");
 }

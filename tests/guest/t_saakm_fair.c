@@ -98,15 +98,9 @@ static int in_class(struct sched *s, pid_t pid)
 
 static int ext_state_is(const char *want)
 {
-	char buf[32] = "";
-	FILE *f = fopen("/sys/kernel/sched_ext/state", "r");
+	char buf[32];
 
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
-	buf[strcspn(buf, "\n")] = 0;
+	read_first_line("/sys/kernel/sched_ext/state", buf, sizeof(buf));
 	return !strcmp(buf, want);
 }
 
