@@ -257,6 +257,15 @@ scx_try() {
 		sleep 0.05
 	done
 }
+# wait_ext_disabled WHEN: sched_ext back to disabled within 30 s, else fail
+wait_ext_disabled() {
+	i=0
+	until [ "$(ext_state)" = disabled ]; do
+		i=$((i + 1))
+		[ $i -gt 600 ] && fail "sched_ext still $(ext_state) $1"
+		sleep 0.05
+	done
+}
 scx_start() { # BIN ARGS OPS FULL(1/empty)
 	[ -x "$root/$1" ] || fail "sched_ext scheduler $root/$1 missing (not built: make bench-progs)"
 	[ -d /sys/kernel/sched_ext ] || fail "cannot start $1: this kernel has no sched_ext"
@@ -268,12 +277,7 @@ scx_start() { # BIN ARGS OPS FULL(1/empty)
 		[ -z "$_pinned" ] && pin_scx_helper ||
 			fail "$1 exited: $(tail -5 "$work/$(basename "$1").log")"
 		say "$1 exited before the enable helper was pinned to CPU 0; starting it again"
-		i=0
-		until [ "$(ext_state)" = disabled ]; do
-			i=$((i + 1))
-			[ $i -gt 600 ] && fail "sched_ext still $(ext_state) after $1 exited"
-			sleep 0.05
-		done
+		wait_ext_disabled "after $1 exited"
 		scx_try "$1" "$2" "$3" || fail "$1 exited: $(tail -5 "$work/$(basename "$1").log")"
 	fi
 	scx_bin=$1 scx_full=$4
@@ -287,12 +291,7 @@ scx_stop() {
 	kill -INT "$scx_pid"
 	wait "$scx_pid"
 	cat "$work/$(basename "$scx_bin").log" >>"$out/$(basename "$scx_bin").log"
-	i=0
-	until [ "$(ext_state)" = disabled ]; do
-		i=$((i + 1))
-		[ $i -gt 600 ] && fail "sched_ext still $(ext_state) after stopping $scx_bin"
-		sleep 0.05
-	done
+	wait_ext_disabled "after stopping $scx_bin"
 	scx_pid= scx_bin= scx_full=
 }
 # The study's resident sched_ext scheduler: the first partial-mode one of its
