@@ -8,6 +8,7 @@
  * the attribute checks and the validation of module parameters.
  */
 #include "policy_test.h"
+#include "mixed_load.h"
 
 #define MS 1000000ULL
 
@@ -285,90 +286,19 @@ static void t_max_wait(void)
 	EXPECT(uc_runtime(2) >= 60 * MS && uc_runtime(2) <= 100 * MS);
 }
 
-/*
- * 200 tasks with random nice values (-10..10), each spinning 1-10 ms and
- * sleeping 0-20 ms, on 2 CPUs for 5 s: every task gets at least half its
- * fair share (weighted water-filling, each capped by its demand); the
- * guest test t_saakm_mixed_fair runs the same load for real.
- */
-#define MIX_N	200
-static const unsigned int mix_weight[21] = {	/* nice -10..10 */
-	9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
-	1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110,
-};
-
-static void mix_shares(const int *nice, const double *demand, double cpus, double *share)
-{
-	double lo = 0, hi = 1, mid, total, sum = 0, cap, w;
-	int i, k;
-
-	for (i = 0; i < MIX_N; i++)
-		sum += demand[i];
-	cap = sum < cpus ? sum : cpus;
-	for (k = 0; k < 100; k++) {
-		mid = (lo + hi) / 2;
-		for (total = 0, i = 0; i < MIX_N; i++) {
-			w = mid * mix_weight[nice[i] + 10];
-			total += demand[i] < w ? demand[i] : w;
-		}
-		*(total < cap ? &lo : &hi) = mid;
-	}
-	for (i = 0; i < MIX_N; i++) {
-		w = hi * mix_weight[nice[i] + 10];
-		share[i] = demand[i] < w ? demand[i] : w;
-	}
-}
-
+/* Issue 10's mixed load (tests/policy/mixed_load.h), as eevdf runs it. */
 static void t_mixed_load(void)
 {
-	static int nice[MIX_N];
-	static double demand[MIX_N], share[MIX_N];
-	static unsigned long long spin[MIX_N], sleep[MIX_N], left[MIX_N], wake_at[MIX_N];
-	unsigned long long now, end = 5000 * MS, step = MS / 10;
-	int i, cpu, pid, starved = 0;
-	double got, worst = 1e9;
+	struct mixed_load ml = {
+		.n = 200, .nice_lo = -10, .nice_hi = 10,
+		.end_ns = 5000 * MS, .seed = 20261122,
+	};
 
 	START(.nr_cpus = 2, .stall_ns = 5000 * MS);
-	srand(20261122);
-	for (i = 0; i < MIX_N; i++) {
-		nice[i] = rand() % 21 - 10;
-		spin[i] = (1 + rand() % 10) * MS;
-		sleep[i] = (rand() % 21) * MS;
-		demand[i] = (double)spin[i] / (spin[i] + sleep[i]);
-		left[i] = spin[i];
-		EXPECT(uc_fork(i + 1, 0, 0, nice[i]) == 0);
-	}
-	mix_shares(nice, demand, 2, share);
-	for (now = 0; now < end && !uc_failure(); now += step) {
-		EXPECT(uc_advance(step) == 0);
-		for (i = 0; i < MIX_N; i++)
-			if (!uc_runnable(i + 1) && now >= wake_at[i]) {
-				EXPECT(uc_wake(i + 1) == 0);
-				left[i] = spin[i];
-			}
-		for (cpu = 0; cpu < 2; cpu++) {
-			pid = uc_curr(cpu);
-			if (pid <= 0)
-				continue;
-			i = pid - 1;
-			if (left[i] > step) {
-				left[i] -= step;
-			} else if (sleep[i]) {
-				EXPECT(uc_block(pid) == 0);
-				wake_at[i] = now + sleep[i];
-			} else {
-				left[i] = spin[i];
-			}
-		}
-	}
-	for (i = 0; i < MIX_N; i++) {
-		got = (double)uc_runtime(i + 1) / end / share[i];
-		starved += got < 0.5;
-		worst = got < worst ? got : worst;
-	}
+	mixed_load_run(&ml);
 	printf("#   %d of %d below half their fair share; the worst got %.0f%% of it\n",
-	       starved, MIX_N, worst * 100);
-	EXPECT(starved == 0);
+	       ml.starved, ml.n, ml.worst * 100);
+	EXPECT(ml.starved == 0);
 }
 
 /* setpriority() while running: the new weight applies from then on. */
