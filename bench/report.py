@@ -8,7 +8,12 @@ OUTDIR (written by bench/run.sh) holds host.txt and one directory per guest
 each with runs.tsv,
 env.txt and raw/<workload>.<config>.<rep>.out. Only runs marked valid (the
 workload's tasks were checked to be in the intended class, exit status 0)
-are used. Means are given with a 95% confidence interval from Student's t
+are used, and of those only the runs whose bracketing calibrations did not
+move (bench/guest.sh BENCH_CALIB: a perturbed run was rerun, and one still
+perturbed after its reruns is listed, not averaged). Every run carries the
+host load it ran next to (<guest>.hostload.tsv, sampled by bench/run.sh) and
+what it waited for (idle_ms, irq_9p). Means are given with a 95% confidence
+interval from Student's t
 distribution; comparisons give the difference of the means in % of the
 reference with the 95% interval of that difference (Welch). The dispersive
 study's tables and plot come from bench/dispersive/plot.py.
@@ -180,6 +185,28 @@ def read_kv(path):
     return d
 
 
+def num(x):
+    """a runs.tsv / hostload.tsv field as a number, None for '-' or missing"""
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def host_samples(gdir):
+    """-> {runs_done: [(other_pct, busy_pct, loadavg1)]} from the host load
+    sampled next to guest @gdir (bench/run.sh, <guest>.hostload.tsv): the
+    samples taken while run number runs_done + 1 of runs.tsv was going on."""
+    path = gdir.rstrip("/") + ".hostload.tsv"
+    per = defaultdict(list)
+    if os.path.exists(path):
+        for line in open(path):
+            f = line.rstrip("\n").split("\t")
+            if len(f) >= 5 and f[0] != "t_s":
+                per[int(f[4])].append((float(f[2]), float(f[1]), float(f[3])))
+    return per
+
+
 def load_guest(gdir):
     """-> (values[workload][metric][config] = [..], runs list, env)"""
     vals = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
@@ -187,20 +214,45 @@ def load_guest(gdir):
     tsv = os.path.join(gdir, "runs.tsv")
     if not os.path.exists(tsv):
         return vals, runs, read_kv(os.path.join(gdir, "env.txt"))
-    for line in open(tsv):
-        f = line.rstrip("\n").split("\t")
-        if f[0] == "workload" or len(f) < 5:
-            continue
+    rows = [line.rstrip("\n").split("\t") for line in open(tsv)]
+    rows = [f for f in rows if f[0] != "workload" and len(f) >= 5]
+    # the attempts of each run: all but the last were perturbed and rerun
+    last = {}
+    for f in rows:
+        last[tuple(f[:3])] = f[5] if len(f) > 5 else "1"
+    host = host_samples(gdir)
+    for k, f in enumerate(rows):
         w, c, r, st, valid = f[:5]
-        raw = os.path.join(gdir, "raw", f"{w}.{c}.{r}.out")
+        attempt = f[5] if len(f) > 5 else "1"
+        superseded = last[(w, c, r)] != attempt
+        raw = os.path.join(gdir, "raw", f"{w}.{c}.{r}.try{attempt}.out" if superseded else f"{w}.{c}.{r}.out")
         text = open(raw, errors="replace").read() if os.path.exists(raw) else ""
         chk = re.findall(r"^schedrun: .*$", text, re.M)
         run = {"workload": w, "config": c, "rep": int(r), "status": int(st),
-               "valid": valid == "1", "check": chk[-1] if chk else None, "metrics": {}}
+               "valid": valid == "1", "check": chk[-1] if chk else None, "metrics": {},
+               "attempt": int(attempt), "perturbed": len(f) > 6 and f[6] == "1",
+               "superseded": superseded}
+        if len(f) > 10:
+            run.update(cal_before_ns=num(f[7]), cal_after_ns=num(f[8]), idle_ms=num(f[9]),
+                       irq_9p=num(f[10]))
+        if len(f) > 13:
+            # the workload's timed phase and the longest stretch of the run
+            # without a 9p request in flight (bench/guest.sh BENCH_TRACE_9P)
+            run.update(window_ms=num(f[11]), free_ms=num(f[12]), why=None if f[13] == "-" else f[13])
+        hs = host.get(k, [])
+        if hs:
+            run["host_other_pct"] = sum(h[0] for h in hs) / len(hs)
+            run["host_busy_pct"] = sum(h[1] for h in hs) / len(hs)
+            run["host_loadavg1"] = max(h[2] for h in hs)
         for metric, rx, _ in METRICS.get(w, []):
             m = re.findall(rx, text, re.M)
             if m:
                 run["metrics"][metric] = float(m[-1])
+        if run["valid"] and run["perturbed"]:
+            # not averaged in: counted apart from the rejected runs
+            run["valid"] = False
+            run["why"] = (f"perturbed ({run.get('why') or 'calibration'})" +
+                          (", rerun" if superseded else ", no rerun left"))
         if run["valid"]:
             if len(run["metrics"]) != len(METRICS.get(w, [])):
                 run["valid"] = False
@@ -354,9 +406,9 @@ def main():
                ("8 policies loaded cost at most 1% over one", 1), res, goals, md, all_runs)
     pair_study(out, "record", "Recording overhead: saakm_fifo recorded vs. not",
                "The benchmark's tasks in saakm_fifo, with the recorder off, or on "
-               "(/sys/kernel/saakm/record and the saakm:saakm_record event into a tracefs "
-               "instance, as `saakm record` does); interleaved run by run in one guest. "
-               "Records per run are in the raw outputs (records=, lost=).",
+               "(/sys/kernel/saakm/record, records into the kernel's per-CPU arrays of "
+               "64 MiB, as `saakm record -b 65536` does); interleaved run by run in one guest. "
+               "Slots per run (a CALL and its RET share one) are in the raw outputs (records=, lost=).",
                ("saakm", "not recorded"), ("saakmrec", "recorded"), "recording_overhead",
                ("recording costs at most 10% (perf bench sched pipe)", 10), res, goals, md,
                all_runs, only=("pipe", "pipe_1cpu"))
@@ -385,9 +437,12 @@ def main():
         md.append("")
     res["goals"] = [{"goal": g, "met": ok, "figures": f} for g, ok, f in goals]
 
-    rejected = [(g, r) for g, runs in all_runs.items() for r in runs if not r["valid"]]
+    res["reliability"] = reliability(out, host, all_runs, md)
+
+    rejected = [(g, r) for g, runs in all_runs.items() for r in runs
+                if not r["valid"] and not r.get("perturbed")]
     nruns = sum(len(r) for r in all_runs.values())
-    md.append(f"## Runs\n\n{nruns} runs, {len(rejected)} rejected.")
+    md.append(f"## Runs\n\n{nruns} runs, {len(rejected)} rejected (wrong class or failed).")
     for g, r in rejected:
         md.append(f"- rejected {g}: {r['workload']}/{r['config']}/{r['rep']} status {r['status']}"
                   f" {r.get('why', '')} `{r['check']}`")
@@ -406,6 +461,77 @@ def main():
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(md))
     print("\n".join(md))
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if not n else xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def reliability(out, host, all_runs, md):
+    """The runner's own reliability, per guest: the calibrations (spread per
+    configuration), the perturbed attempts and what became of them, the host
+    load next to the guest, and what the runs waited for. -> summary dict."""
+    summary = {}
+    md.append("## Reliability of the runner\n")
+    md.append(f"Calibration: {host.get('calibration', 'n/a')} (bench/calib under EEVDF before and after "
+              "every run; a run is perturbed when one of its calibrations is further than the tolerance "
+              "from the median of its configuration's calibrations, or from the other, and is then rerun). "
+              f"Host: {host.get('host_cpus', '?')} CPUs, load average {host.get('host_loadavg_start', '?')} "
+              f"at the start, {host.get('host_loadavg_end', '?')} at the end.\n")
+    md.append("A run is also perturbed when its timed phase (the workload's own timer) is longer than the "
+              "longest stretch of the run without a 9p request in flight (9p tracepoints): then it waited "
+              "for the host, and the guest clock jumped ahead while it did. Idle ms: the smallest idle time "
+              "of any CPU during the run (the clock can jump only while all are idle).\n")
+    md.append("| Guest | Runs (attempts) | Perturbed attempts | Left perturbed | Calibration: config n median ms max dev | "
+              "Host other-load % median / max | Run idle ms median / max | 9p irqs per run median / max | "
+              "Timed phase free of 9p (checked) |")
+    md.append("|---|---|---|---|---|---|---|---|---|")
+    for g, runs in all_runs.items():
+        gdir = os.path.join(out, g)
+        cal = defaultdict(list)
+        cpath = os.path.join(gdir, "calib.tsv")
+        if os.path.exists(cpath):
+            for line in open(cpath):
+                f = line.rstrip("\n").split("\t")
+                if len(f) >= 3 and f[0] != "seq":
+                    cal[f[1]].append(float(f[2]))
+        cal_txt = []
+        cal_sum = {}
+        for c, xs in cal.items():
+            m = median(xs)
+            dev = max(abs(x - m) / m * 100 for x in xs)
+            cal_sum[c] = {"n": len(xs), "median_ns": m, "max_dev_pct": dev}
+            cal_txt.append(f"{c} {len(xs)} {m / 1e6:.2f} {dev:.2f}%")
+        pert = [r for r in runs if r.get("perturbed")]
+        left = [r for r in pert if not r.get("superseded")]
+        finals = [r for r in runs if not r.get("superseded")]
+        other = [r["host_other_pct"] for r in runs if r.get("host_other_pct") is not None]
+        idle = [r["idle_ms"] for r in runs if r.get("idle_ms") is not None]
+        irq = [r["irq_9p"] for r in runs if r.get("irq_9p") is not None]
+
+        checked = [r for r in runs if r.get("window_ms") is not None and r.get("free_ms") is not None]
+        io_free = [r for r in checked if r["window_ms"] <= r["free_ms"]]
+
+        def mm(xs, d=0):
+            return f"{median(xs):.{d}f} / {max(xs):.{d}f}" if xs else "n/a"
+        md.append(f"| {g} | {len(finals)} ({len(runs)}) | {len(pert)} | {len(left)} | "
+                  f"{'; '.join(cal_txt) or 'off'} | {mm(other, 1)} | {mm(idle)} | {mm(irq)} | "
+                  f"{len(io_free)} of {len(checked)} attempts |")
+        summary[g] = {"calibration": cal_sum, "attempts": len(runs), "runs": len(finals),
+                      "perturbed_attempts": len(pert), "left_perturbed": len(left),
+                      "host_other_pct": {"median": median(other), "max": max(other)} if other else None}
+        for r in pert:
+            b, a = r.get("cal_before_ns"), r.get("cal_after_ns")
+            m = cal_sum.get(r["config"], {}).get("median_ns")
+            devs = ", ".join(f"{(x - m) / m * 100:+.2f}%" for x in (b, a) if x and m)
+            md.append(f"|  | perturbed: {r['workload']}/{r['config']}/{r['rep']} attempt {r['attempt']} | "
+                      f"{r.get('why')}: calibrations {devs} | {'rerun' if r['superseded'] else '**not averaged**'} | | "
+                      f"{r.get('host_other_pct', float('nan')):.1f} | {r.get('idle_ms')} | {r.get('irq_9p')} | "
+                      f"timed {r.get('window_ms')} ms, 9p-free {r.get('free_ms')} ms |")
+    md.append("")
+    return summary
 
 
 # comparisons issue 10 asks for, shown when both configurations ran:

@@ -2,7 +2,8 @@
 # make test: the whole suite, twice.
 #
 #   1. the normal kernel (build/linux): host tests and every guest test,
-#      then the tests that need more CPUs (WIDE_TESTS) in a guest of 4
+#      then the tests that need more CPUs (WIDE_TESTS) in a guest of 4, and
+#      the tests that judge guest time (ICOUNT_TESTS) in an icount guest
 #   2. the debug kernel (build/linux-debug: lockdep, KASAN, UBSAN, atomic
 #      sleep checks): every guest test again at a smaller scale; a lockdep,
 #      KASAN or UBSAN report fails the run like any WARN
@@ -25,6 +26,9 @@ counts() { # name -> "passed failed skipped" from the runner's last line
 
 # opt-in guest tests that need more than the suite's 2 vCPUs
 WIDE_TESTS="saakm_wake_affinity"
+# opt-in guest tests that judge guest time: in an icount guest the clock
+# counts instructions, so a loaded host cannot stretch it while a vCPU runs
+ICOUNT_TESTS="saakm_shinjuku_latency"
 
 t0=$SECONDS
 run_pass normal --no-build "$@"
@@ -36,6 +40,12 @@ if [ $# -eq 0 ]; then
 	run_pass wide --no-build --no-host --cpus 4 $(printf -- '-t %s ' $WIDE_TESTS)
 	read -r pw fw sw < <(counts wide)
 	p1=$((p1 + pw)) f1=$((f1 + fw)) s1=$((s1 + sw))
+	echo
+	echo "test: icount pass (the guest clock counts instructions): $ICOUNT_TESTS"
+	# shellcheck disable=SC2046 # one -t per test
+	ICOUNT=1 run_pass icount --no-build --no-host $(printf -- '-t %s ' $ICOUNT_TESTS)
+	read -r pc fc sc < <(counts icount)
+	p1=$((p1 + pc)) f1=$((f1 + fc)) s1=$((s1 + sc))
 fi
 p2=0 f2=0 s2=0
 if [ "${DEBUG:-1}" != 0 ]; then

@@ -3,23 +3,22 @@
  * saakm record: record what a SaaKM policy is asked and what it decides,
  * into a recording file (tools/lib/saakm_rec.h) for "saakm replay".
  *
- * The kernel emits one saakm:saakm_record trace event per record while
- * /sys/kernel/saakm/record holds the policy's id. We give them a tracefs
- * instance of their own (instances/saakm-record: other tracing users are
- * not disturbed) with the mono clock (so that CPUs agree), a buffer that
- * drops new events when full instead of overwriting old ones (replay needs
- * the start of a run; what was dropped is counted), run the command, stop,
- * and convert the instance's "trace" text into the binary file, sorted by
- * seq. Lost records are detected twice: gaps in seq, and the per-CPU ring
- * buffer statistics. The instance and the knob are cleaned up however we
- * end, SIGINT included.
+ * While /sys/kernel/saakm/record holds the policy's id, the kernel writes
+ * the records into arrays of its own, one per CPU, which count what they
+ * drop when full. We size them (KiB per CPU, written to
+ * /proc/saakm/record_buf), turn the knob on, run the command, turn the
+ * knob off, read the arrays back from /proc/saakm/record_buf and write
+ * them, sorted by seq, into the file. Lost records are detected twice:
+ * gaps in seq, and the count of records the arrays dropped. The knob is
+ * turned off and the arrays freed however we end, SIGINT included.
  *
- * Also "saakm convert TRACE": the same conversion from a saved trace text
- * (a copy of a tracefs "trace" file, or trace-cmd report output).
+ * Also "saakm convert TRACE": a recording from a saved trace text of the
+ * saakm:saakm_record trace event, which kernels of the first recorder
+ * emitted (a copy of a tracefs "trace" file, or trace-cmd report output).
  *
- * Environment, for tests without a SaaKM kernel: SAAKM_TRACEFS (tracefs
- * root; files are then created as needed), SAAKM_SYS (instead of /sys),
- * SAAKM_PROC (instead of /proc/saakm).
+ * Environment, for tests without a SaaKM kernel: SAAKM_SYS (instead of
+ * /sys), SAAKM_PROC (instead of /proc/saakm), SAAKM_RECORD_BUF (instead of
+ * /proc/saakm/record_buf; it is then created as needed).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -37,18 +36,16 @@
 #include "saakm_rec.h"
 #include "saakm_cli.h"
 
-#define INSTANCE	"saakm-record"
-#define DEFAULT_KB	32768
+#define DEFAULT_KB	SAAKM_REC_BUF_KB
 
 /*
  * What cleanup() must undo, with paths computed beforehand: it also runs
  * from a signal handler, so it uses only async-signal-safe calls.
  */
 static struct {
-	char inst[1024];		/* tracefs/instances/saakm-record */
 	char knob[PATH_MAX];		/* /sys/kernel/saakm/record */
-	char tracing_on[PATH_MAX], enable[PATH_MAX];
-	volatile sig_atomic_t knob_set, inst_made, fake;
+	char buf[PATH_MAX];		/* /proc/saakm/record_buf */
+	volatile sig_atomic_t knob_set, buf_set, fake;
 	volatile sig_atomic_t stop;	/* signals received */
 	volatile sig_atomic_t converting;
 } R;
@@ -84,32 +81,16 @@ static int put(const char *path, const char *s)
 	return err;
 }
 
-/* Write @s to @file of the instance. */
-static int putf(const char *file, const char *s)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", R.inst, file);
-	return put(path, s);
-}
-
 /* Undo what start_recording() did; safe to call twice and from a handler. */
 static void cleanup(void)
 {
 	if (R.knob_set)
 		put(R.knob, "0");
 	R.knob_set = 0;
-	if (!R.inst_made)
-		return;
-	put(R.tracing_on, "0");
-	put(R.enable, "0");
-	if (rmdir(R.inst) && !R.fake) {
-		static const char msg[] = "saakm: could not remove the tracefs instance " INSTANCE "\n";
-
-		if (write(2, msg, sizeof(msg) - 1) < 0)
-			return;
-	}
-	R.inst_made = 0;
+	/* the arrays are freed (a recording's worth of memory) */
+	if (R.buf_set)
+		put(R.buf, "0");
+	R.buf_set = 0;
 }
 
 static void on_signal(int sig)
@@ -131,25 +112,6 @@ static void catch_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-}
-
-/* The tracefs mount: $SAAKM_TRACEFS, /sys/kernel/tracing or the debugfs one. */
-static const char *tracefs_root(void)
-{
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	const char *env = getenv("SAAKM_TRACEFS");
-	char path[PATH_MAX];
-
-	if (env && *env) {
-		R.fake = 1;
-		return env;
-	}
-	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
-		snprintf(path, sizeof(path), "%s/instances", roots[i]);
-		if (!access(path, F_OK))
-			return roots[i];
-	}
-	return NULL;
 }
 
 static const char *sys_root(void)
@@ -233,103 +195,54 @@ next:
 		fprintf(stderr, "saakm: warning: parameters of %s truncated to %zu bytes\n", mod, len - 1);
 }
 
-/* A fake tracefs (tests): the directories a real instance comes with. */
-static void fake_instance_dirs(void)
+/* The path of /proc/saakm/record_buf: $SAAKM_RECORD_BUF, else in $SAAKM_PROC or /proc/saakm. */
+static void buf_path(void)
 {
-	static const char *const dirs[] = { "events", "events/saakm", "events/saakm/saakm_record",
-					     "options", "per_cpu" };
-	char path[PATH_MAX];
+	const char *env = getenv("SAAKM_RECORD_BUF"), *proc = getenv("SAAKM_PROC");
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", R.inst, dirs[i]);
-		mkdir(path, 0755);
-	}
+	R.fake = env && *env;
+	if (R.fake)
+		snprintf(R.buf, sizeof(R.buf), "%s", env);
+	else
+		snprintf(R.buf, sizeof(R.buf), "%s/record_buf", proc && *proc ? proc : "/proc/saakm");
 }
 
-/* Set up the instance and start recording policy @id. Return: 0 or -errno. */
-static int start_recording(const char *root, int id, long kb)
+/* Size the arrays and start recording policy @id. Return: 0 or -errno. */
+static int start_recording(int id, long kb)
 {
-	char buf[32];
+	char num[32];
 	int err;
 
-	if (strlen(root) > sizeof(R.inst) - 64) {
-		fprintf(stderr, "saakm: tracefs path too long: %s\n", root);
-		return -ENAMETOOLONG;
-	}
-	snprintf(R.inst, sizeof(R.inst), "%s/instances/" INSTANCE, root);
-	snprintf(R.tracing_on, sizeof(R.tracing_on), "%s/tracing_on", R.inst);
-	snprintf(R.enable, sizeof(R.enable), "%s/events/saakm/saakm_record/enable", R.inst);
 	snprintf(R.knob, sizeof(R.knob), "%s/kernel/saakm/record", sys_root());
-	if (mkdir(R.inst, 0755)) {
-		err = -errno;
-		if (err == -EEXIST)
-			fprintf(stderr, "saakm: %s exists: another 'saakm record' is running, or one was killed (then rmdir it)\n", R.inst);
+	buf_path();
+	snprintf(num, sizeof(num), "%ld", kb);
+	if ((err = put(R.buf, num))) {
+		if (err == -EBUSY)
+			fprintf(stderr, "saakm: %s: a policy is being recorded: another 'saakm record' is running, or one was killed (then echo 0 > %s)\n",
+				R.buf, R.knob);
 		else
-			fprintf(stderr, "saakm: cannot create %s: %s\n", R.inst, strerror(-err));
+			fprintf(stderr, "saakm: %s: %s (a kernel without the SaaKM recorder?)\n", R.buf,
+				strerror(-err));
 		return err;
 	}
-	R.inst_made = 1;
-	if (R.fake)
-		fake_instance_dirs();
-	snprintf(buf, sizeof(buf), "%ld", kb);
-	if ((err = putf("tracing_on", "0")) || (err = putf("trace_clock", "mono")) ||
-	    (err = putf("buffer_size_kb", buf)) || (err = putf("options/overwrite", "0")) ||
-	    (err = putf("trace", ""))) {
-		fprintf(stderr, "saakm: setting up %s: %s\n", R.inst, strerror(-err));
-		return err;
-	}
-	if ((err = put(R.enable, "1"))) {
-		fprintf(stderr, "saakm: %s: %s (a kernel without the SaaKM recorder?)\n", R.enable, strerror(-err));
-		return err;
-	}
-	if ((err = put(R.tracing_on, "1")))
-		return err;
-	snprintf(buf, sizeof(buf), "%d", id);
-	if ((err = put(R.knob, buf))) {
-		fprintf(stderr, "saakm: %s: %s (a kernel without the SaaKM recorder?)\n", R.knob, strerror(-err));
+	R.buf_set = 1;
+	snprintf(num, sizeof(num), "%d", id);
+	if ((err = put(R.knob, num))) {
+		fprintf(stderr, "saakm: %s: %s%s\n", R.knob, strerror(-err),
+			err == -ENOMEM ? " (no memory for the buffers: a smaller -b?)" :
+			" (a kernel without the SaaKM recorder?)");
 		return err;
 	}
 	R.knob_set = 1;
 	return 0;
 }
 
-/* Stop recording (knob first: the last records are still written). */
+/* Stop recording: once the knob is 0, the arrays hold every record. */
 static void stop_recording(void)
 {
 	if (R.knob_set)
 		put(R.knob, "0");
 	R.knob_set = 0;
-	put(R.tracing_on, "0");
-}
-
-/* Events in the instance's buffers now, and lost so far (all CPUs). */
-static void buffer_stats(uint64_t *entries, uint64_t *lost)
-{
-	char path[PATH_MAX], line[128];
-	struct dirent *d;
-	DIR *dir;
-
-	*entries = *lost = 0;
-	snprintf(path, sizeof(path), "%s/per_cpu", R.inst);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir))) {
-		uint64_t l;
-		FILE *f;
-
-		if (strncmp(d->d_name, "cpu", 3))
-			continue;
-		snprintf(path, sizeof(path), "%s/per_cpu/%s/stats", R.inst, d->d_name);
-		if (!saakm_rec_cpu_lost(path, &l))
-			*lost += l;
-		f = fopen(path, "re");
-		while (f && fgets(line, sizeof(line), f))
-			if (!strncmp(line, "entries:", 8))
-				*entries += strtoull(line + 8, NULL, 10);
-		if (f)
-			fclose(f);
-	}
-	if (dir)
-		closedir(dir);
 }
 
 static double now_s(void)
@@ -373,11 +286,7 @@ static int run_command(char **argv, int id, int join, double t0)
 			break;
 		nanosleep(&tick, NULL);
 		if (tty && now_s() >= next) {
-			uint64_t entries, lost;
-
-			buffer_stats(&entries, &lost);
-			fprintf(stderr, "\rsaakm record: %.0f s, %llu records in the buffers, %llu lost ",
-				now_s() - t0, (unsigned long long)entries, (unsigned long long)lost);
+			fprintf(stderr, "\rsaakm record: %.0f s ", now_s() - t0);
 			next += 1;
 		}
 	}
@@ -394,8 +303,23 @@ static int run_command(char **argv, int id, int join, double t0)
 struct convert_result {
 	struct saakm_recording rec;
 	struct saakm_trace_stats st;
-	uint64_t gaps, first_gap, ring_lost;
+	uint64_t gaps, first_gap;
+	uint64_t slots;		/* the kernel's slots they came in, 0 from a trace */
 };
+
+/* Sort @cr's records read from @what, count its gaps. Return: 0 or -EINVAL. */
+static int sort_records(const char *what, struct convert_result *cr)
+{
+	uint64_t dup;
+
+	if (saakm_rec_sort(&cr->rec, &dup)) {
+		fprintf(stderr, "saakm: %s: seq %llu appears twice (two recordings of the policy mixed?)\n",
+			what, (unsigned long long)dup);
+		return -EINVAL;
+	}
+	cr->gaps = saakm_rec_gaps(cr->rec.recs, cr->rec.nr, &cr->first_gap);
+	return 0;
+}
 
 /*
  * The records of policy @id in trace text @path into @cr, sorted, with
@@ -403,7 +327,6 @@ struct convert_result {
  */
 static int convert_trace(const char *path, int id, struct convert_result *cr)
 {
-	uint64_t dup;
 	FILE *f = fopen(path, "re");
 	int err;
 
@@ -418,29 +341,25 @@ static int convert_trace(const char *path, int id, struct convert_result *cr)
 		fprintf(stderr, "saakm: reading %s: %s\n", path, strerror(-err));
 		return err;
 	}
-	if (saakm_rec_sort(&cr->rec, &dup)) {
-		fprintf(stderr, "saakm: %s: seq %llu appears twice (two recordings of the policy mixed?)\n",
-			path, (unsigned long long)dup);
-		return -EINVAL;
-	}
-	cr->gaps = saakm_rec_gaps(cr->rec.recs, cr->rec.nr, &cr->first_gap);
-	if (cr->st.bad)
+	err = sort_records(path, cr);
+	if (!err && cr->st.bad)
 		fprintf(stderr, "saakm: warning: %s: %llu saakm_record lines not understood (first: line %llu)\n",
 			path, cr->st.bad, cr->st.first_bad_line);
-	return 0;
+	return err;
 }
 
 /* Fill the header's loss fields and write the file; print the summary. */
 static int finish(struct convert_result *cr, struct saakm_rec_header *h, const char *out,
-		  uint64_t ring_lost)
+		  uint64_t dropped)
 {
-	uint64_t lost = cr->gaps > ring_lost ? cr->gaps : ring_lost;
+	uint64_t lost;
 	size_t nr = cr->rec.nr, n_kind[SAAKM_NR_REC_KINDS] = { 0 };
 	char err[512];
 	double span;
 
-	ring_lost += cr->st.lost_lines > ring_lost ? cr->st.lost_lines - ring_lost : 0;
-	lost = cr->gaps > ring_lost ? cr->gaps : ring_lost;
+	dropped += cr->st.lost_lines > dropped ? cr->st.lost_lines - dropped : 0;
+	/* a dropped record leaves a gap, unless it came after the last one kept */
+	lost = cr->gaps > dropped ? cr->gaps : dropped;
 	h->lost = lost;
 	h->flags = lost ? SAAKM_REC_INCOMPLETE : 0;
 	for (size_t i = 0; i < nr; i++)
@@ -451,12 +370,15 @@ static int finish(struct convert_result *cr, struct saakm_rec_header *h, const c
 		return 1;
 	}
 	span = nr ? (cr->rec.recs[nr - 1].ts_ns - cr->rec.recs[0].ts_ns) / 1e9 : 0;
-	printf("saakm: %zu records (%zu calls), %llu lost, %.3f s of %s on %u CPUs -> %s\n", nr,
-	       n_kind[SAAKM_REC_CALL], (unsigned long long)lost, span, h->policy, h->nr_cpus, out);
+	printf("saakm: %zu records (%zu calls", nr, n_kind[SAAKM_REC_CALL]);
+	if (cr->slots)
+		printf(", %llu slots", (unsigned long long)cr->slots);
+	printf("), %llu lost, %.3f s of %s on %u CPUs -> %s\n", (unsigned long long)lost, span,
+	       h->policy, h->nr_cpus, out);
 	if (lost)
-		fprintf(stderr, "saakm: warning: records were lost (%llu missing seq numbers, first %llu; %llu dropped by the ring buffers): the recording is incomplete, replay stops at the first gap; a larger buffer (-b KB) helps\n",
+		fprintf(stderr, "saakm: warning: records were lost (%llu missing seq numbers, first %llu; %llu dropped by full buffers): the recording is incomplete, replay stops at the first gap; a larger buffer (-b KB) helps\n",
 			(unsigned long long)cr->gaps, (unsigned long long)cr->first_gap,
-			(unsigned long long)ring_lost);
+			(unsigned long long)dropped);
 	if (cr->st.other_policy)
 		fprintf(stderr, "saakm: note: %llu records of other policies skipped\n",
 			cr->st.other_policy);
@@ -505,21 +427,49 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 	return -1;
 }
 
-/* Record, then convert; the caller cleans up. Return: the exit status. */
+/*
+ * The records of policy @id from the kernel's arrays into @cr, sorted, with
+ * their losses counted (*@dropped: by the arrays). Return: 0, or -errno
+ * after printing why.
+ */
+static int read_buffers(int id, struct convert_result *cr, uint64_t *dropped)
+{
+	struct saakm_rec_buf_info info;
+	FILE *f = fopen(R.buf, "re");
+	char err[256] = "";
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		fprintf(stderr, "saakm: %s: %s\n", R.buf, strerror(-ret));
+		return ret;
+	}
+	ret = saakm_rec_read_buf(f, &cr->rec, &info, err, sizeof(err));
+	fclose(f);
+	if (ret) {
+		fprintf(stderr, "saakm: reading %s: %s\n", R.buf, err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	if ((int)info.policy_id != id) {
+		fprintf(stderr, "saakm: %s holds a recording of policy %u, not %d (another 'saakm record' ran meanwhile?)\n",
+			R.buf, info.policy_id, id);
+		return -EINVAL;
+	}
+	*dropped = info.dropped;
+	cr->slots = info.nr_records;
+	ret = sort_records(R.buf, cr);
+	return ret ? ret : saakm_rec_fill_times(&cr->rec);
+}
+
+/* Record, then write the file; the caller cleans up. Return: the exit status. */
 static int record(const struct record_opts *o, char **cmd)
 {
 	struct convert_result cr = { 0 };
 	struct saakm_rec_header h;
-	char name[SAAKM_NAME_LEN], mod[56] = "", params[512], trace[PATH_MAX];
-	const char *root = tracefs_root();
-	uint64_t entries, ring_lost;
+	char name[SAAKM_NAME_LEN], mod[56] = "", params[512];
+	uint64_t dropped = 0;
 	int id, status, err;
-	double t0;
 
-	if (!root) {
-		fprintf(stderr, "saakm: no tracefs (mount -t tracefs nodev /sys/kernel/tracing)\n");
-		return 1;
-	}
 	id = saakm_policy_id(o->policy);
 	if (id < 0 || saakm_policy_name(id, name, sizeof(name))) {
 		fprintf(stderr, "saakm: %s: %s\n", o->policy,
@@ -536,31 +486,20 @@ static int record(const struct record_opts *o, char **cmd)
 	saakm_rec_header_init(&h, name, mod, params, possible_cpus());
 
 	catch_signals();
-	if (start_recording(root, id, o->kb))
+	if (start_recording(id, o->kb))
 		return 1;
 	fprintf(stderr, "saakm record: recording %s (id %d) with %ld KB of buffer per CPU%s\n", name, id,
 		o->kb, cmd ? "" : "; Ctrl-C stops");
-	t0 = now_s();
-	status = run_command(cmd, id, o->join, t0);
+	status = run_command(cmd, id, o->join, now_s());
 	stop_recording();
 	R.converting = 1;
 	if (status < 0) {
 		fprintf(stderr, "saakm: cannot run %s: %s\n", cmd[0], strerror(-status));
 		return 1;
 	}
-	buffer_stats(&entries, &ring_lost);
-	snprintf(trace, sizeof(trace), "%s/trace", R.inst);
-	err = convert_trace(trace, id, &cr);
-	/* only our event is on in the instance: every entry should have been read */
-	if (!err && entries > cr.rec.nr + cr.st.other_policy + cr.st.bad) {
-		uint64_t unread = entries - (cr.rec.nr + cr.st.other_policy + cr.st.bad);
-
-		fprintf(stderr, "saakm: warning: the buffers held %llu events, %llu were not read back\n",
-			(unsigned long long)entries, (unsigned long long)unread);
-		ring_lost += unread;
-	}
+	err = read_buffers(id, &cr, &dropped);
 	if (!err)
-		err = finish(&cr, &h, o->out, ring_lost);
+		err = finish(&cr, &h, o->out, dropped);
 	saakm_recording_free(&cr.rec);
 	if (err)
 		return 1;

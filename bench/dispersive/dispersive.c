@@ -7,22 +7,28 @@
  *              [-i ITERS_PER_US] [-c CAPACITY_RPS]
  *   dispersive -C            (calibrate only)
  *
- * A request server: a pool of worker threads (default 3 per CPU, so the
- * scheduler, not the server, decides which request runs) serves requests
- * in arrival order: the generator publishes each request and wakes an idle
- * worker if there is one; a worker that finishes takes the oldest request
- * nobody took. No lock: a worker preempted inside a critical section would
- * hold the (RT) generator up behind whatever runs meanwhile (seen in a
- * first version: ms-late arrivals under every scheduler). Each request is CPU work of a fixed number of loop
- * iterations (spin()), not a clock-based busy wait: under QEMU's icount
- * mode an instruction is 1 ns of guest time, so a request's work is the same
- * in every run and every configuration, and only scheduling moves latency.
+ * A request server: a pool of worker threads (default 32 per CPU, so that
+ * the scheduler, not the server, decides which request runs; see main())
+ * serves requests in arrival order: the generator publishes each request
+ * and hands it to an idle worker if there is one (as ghOSt's RocksDB load
+ * generator assigns each request to an idle worker); a worker that finishes
+ * takes the oldest request nobody took, the backlog. A request handed to a
+ * woken worker is that worker's: a running worker does not take it first,
+ * or it would serve it in whatever remains of its own time slice. No lock:
+ * a worker preempted inside a critical section would hold the (RT)
+ * generator up behind whatever runs meanwhile (seen in a first version:
+ * ms-late arrivals under every scheduler). Each request is CPU work of a
+ * fixed number of loop iterations (spin()), not a clock-based busy wait:
+ * under QEMU's icount mode an instruction is 1 ns of guest time, so a
+ * request's work is the same in every run and every configuration, and
+ * only scheduling moves latency.
  *
  * An open-loop generator thread sends requests at a fixed rate with
  * exponential inter-arrival times from a seeded generator, 99.5% short
  * (10 us) and 0.5% long (5 ms), as in ghOSt's RocksDB experiment (GET
  * 10 us, range query 5 ms, ratio 0.005). The whole arrival schedule is drawn
- * before a load point starts, so it is the same under every scheduler.
+ * before a load point starts, from the seed and the load alone, so it is the
+ * same under every scheduler and in every sweep that has that load.
  * Latency is measured from a request's *scheduled* arrival to its
  * completion: a late generator or a full backlog counts against the
  * scheduler, as it would for a real client (no coordinated omission).
@@ -48,13 +54,20 @@
  *       short_n=.. short_p50_us=.. short_p99_us=.. short_p999_us=..
  *       long_n=.. long_p50_us=.. long_p99_us=.. long_p999_us=.. long_rps=..
  *       short_ho_p50_us=.. short_ho_p99_us=.. short_ho_p999_us=.. long_ho_p99_us=..
+ *       short_bl_frac=.. short_wait_p99_us=.. short_run_p99_us=..
  *       late_p50_us=.. late_p99_us=.. late_max_us=.. nvcsw=.. nivcsw=..
  *       worker_policy=.. span_s=..
  * late_* is how late the generator handed requests over (its own health,
  * part of every latency above); *_ho_* are the latencies from the hand-over
  * instead (the generator's lateness left out), nvcsw/nivcsw the voluntary/involuntary context switches of the
  * process during the point, worker_policy the sched_getscheduler() value
- * the workers saw (-1 if they disagreed).
+ * the workers saw (-1 if they disagreed). Where a short request's time from
+ * the hand-over went: short_bl_frac is the share of short requests handed
+ * over while no worker was idle (they wait in the server's backlog, which
+ * no scheduler can shorten), short_wait_* the time from the hand-over until
+ * a worker took the request (backlog, or the scheduler waking the worker),
+ * short_run_* from then to completion (the request's work, and whatever
+ * ran in between).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -92,6 +105,8 @@ struct point {
 	uint64_t *done;		/* completion, ns after start */
 	uint64_t *iters;	/* work of each request */
 	uint64_t *late;		/* how late the generator handed it over, ns */
+	uint64_t *claim;	/* when a worker took it, ns after start */
+	unsigned char *backlog;	/* 1: handed over while no worker was idle */
 	unsigned char *is_long;
 	uint64_t start;		/* CLOCK_MONOTONIC ns at arrival 0 */
 	uint64_t late_max;	/* worst generator lateness, ns */
@@ -110,6 +125,7 @@ struct worker {
 	pthread_t th;
 	sem_t go;		/* posted when the worker is woken */
 	atomic_int idle;	/* 1: waiting on go, and no waker claimed it yet */
+	int req;		/* the request it was woken for, or -1 */
 	int policy;		/* sched_getscheduler() seen by this worker */
 } __attribute__((aligned(64)));
 
@@ -240,6 +256,7 @@ static void serve(int r)
 {
 	struct point *p = atomic_load(&cur);
 
+	p->claim[r] = now_ns() - p->start;
 	spin(p->iters[r]);
 	p->done[r] = now_ns() - p->start;
 	if (atomic_fetch_add(&completed, 1) + 1 == p->n)
@@ -266,11 +283,19 @@ static void *worker_main(void *arg)
 		sem_wait(&w->go);
 		if (atomic_load(&stopping))
 			return NULL;
+		if (w->req >= 0) {	/* dispatch() handed it over */
+			serve(w->req);
+			w->req = -1;
+		}
 	}
 }
 
-/* Publish request @r and wake an idle worker, if any, to take it. */
-static void dispatch(int r)
+/*
+ * Publish request @r and hand it to an idle worker: claimed for the worker
+ * here, unless older requests wait (the worker takes those first, in order)
+ * or a worker that looked again took it already. 0 if no worker was idle.
+ */
+static int dispatch(int r)
 {
 	atomic_store(&published, r + 1);
 	for (int k = 0; k < nr_workers; k++) {
@@ -278,12 +303,16 @@ static void dispatch(int r)
 		int one = 1;
 
 		if (atomic_compare_exchange_strong(&w->idle, &one, 0)) {
+			int c = r;
+
+			w->req = atomic_compare_exchange_strong(&claimed, &c, r + 1) ? r : -1;
 			/* round robin: the next wake starts after this worker */
 			next_wake = (next_wake + k + 1) % nr_workers;
 			sem_post(&w->go);
-			return;
+			return 1;
 		}
 	}
+	return 0;
 }
 
 /* --- one load point ----------------------------------------------------- */
@@ -298,8 +327,11 @@ static void make_schedule(struct point *p, double rate, uint64_t pseed)
 	p->done = calloc(cap, sizeof(*p->done));
 	p->iters = calloc(cap, sizeof(*p->iters));
 	p->late = calloc(cap, sizeof(*p->late));
+	p->claim = calloc(cap, sizeof(*p->claim));
+	p->backlog = calloc(cap, 1);
 	p->is_long = calloc(cap, 1);
-	if (!p->arrival || !p->done || !p->iters || !p->late || !p->is_long) {
+	if (!p->arrival || !p->done || !p->iters || !p->late || !p->claim || !p->backlog ||
+	    !p->is_long) {
 		perror("dispersive: calloc");
 		exit(1);
 	}
@@ -350,7 +382,7 @@ static void generate(struct point *p)
 		p->late[i] = t - due;
 		if (p->late[i] > p->late_max)
 			p->late_max = p->late[i];
-		dispatch(i);
+		p->backlog[i] = !dispatch(i);
 	}
 	if (p->n)
 		sem_wait(&all_done);
@@ -375,21 +407,48 @@ static double pct_us(const uint64_t *v, int n, double q)
 	return v[k < 0 ? 0 : k] / 1000.0;
 }
 
-/*
- * Latencies of class @want_long among the measured requests, sorted: from
- * the scheduled arrival, or with @from_handover from the moment the
- * generator handed the request over (its own lateness left out).
- */
+/* The spans of a request's life that class_latencies() measures. */
+enum span {
+	ARRIVAL_DONE,	/* scheduled arrival to completion */
+	HANDOVER_DONE,	/* hand-over to completion: the generator's lateness left out */
+	HANDOVER_CLAIM,	/* hand-over until a worker took it */
+	CLAIM_DONE,	/* a worker took it to completion */
+};
+
+/* @span of the measured requests of class @want_long, sorted. */
 static int class_latencies(const struct point *p, int want_long, uint64_t from,
-			   int from_handover, uint64_t *out)
+			   enum span span, uint64_t *out)
 {
 	int n = 0;
 
-	for (int i = 0; i < p->n; i++)
-		if (p->is_long[i] == want_long && p->arrival[i] >= from)
-			out[n++] = p->done[i] - p->arrival[i] - (from_handover ? p->late[i] : 0);
+	for (int i = 0; i < p->n; i++) {
+		uint64_t handover = p->arrival[i] + p->late[i];
+
+		if (p->is_long[i] != want_long || p->arrival[i] < from)
+			continue;
+		switch (span) {
+		case ARRIVAL_DONE: out[n++] = p->done[i] - p->arrival[i]; break;
+		case HANDOVER_DONE: out[n++] = p->done[i] - handover; break;
+		case HANDOVER_CLAIM: out[n++] = p->claim[i] - handover; break;
+		case CLAIM_DONE: out[n++] = p->done[i] - p->claim[i]; break;
+		}
+	}
 	qsort(out, n, sizeof(*out), cmp_u64);
 	return n;
+}
+
+/* The share of the measured short requests handed over with no worker idle. */
+static double short_backlog_frac(const struct point *p, uint64_t from)
+{
+	int n = 0, bl = 0;
+
+	for (int i = 0; i < p->n; i++) {
+		if (p->is_long[i] || p->arrival[i] < from)
+			continue;
+		n++;
+		bl += p->backlog[i];
+	}
+	return n ? (double)bl / n : 0;
 }
 
 static int workers_policy(void)
@@ -420,18 +479,23 @@ static void report(const struct point *p, double load, double rate, const struct
 	span = last / 1e9;
 	printf("dispersive: point load=%.3f offered_rps=%.0f achieved_rps=%.0f n=%d",
 	       load, rate, span > 0 ? p->n / span : 0, p->n);
-	ns = class_latencies(p, 0, from, 0, lat);
+	ns = class_latencies(p, 0, from, ARRIVAL_DONE, lat);
 	printf(" short_n=%d short_p50_us=%.1f short_p99_us=%.1f short_p999_us=%.1f",
 	       ns, pct_us(lat, ns, 0.5), pct_us(lat, ns, 0.99), pct_us(lat, ns, 0.999));
-	nl = class_latencies(p, 1, from, 0, lat);
+	nl = class_latencies(p, 1, from, ARRIVAL_DONE, lat);
 	printf(" long_n=%d long_p50_us=%.1f long_p99_us=%.1f long_p999_us=%.1f long_rps=%.1f",
 	       nl, pct_us(lat, nl, 0.5), pct_us(lat, nl, 0.99), pct_us(lat, nl, 0.999),
 	       span > 0 ? nlong_all / span : 0);
-	ns = class_latencies(p, 0, from, 1, lat);
+	ns = class_latencies(p, 0, from, HANDOVER_DONE, lat);
 	printf(" short_ho_p50_us=%.1f short_ho_p99_us=%.1f short_ho_p999_us=%.1f",
 	       pct_us(lat, ns, 0.5), pct_us(lat, ns, 0.99), pct_us(lat, ns, 0.999));
-	nl = class_latencies(p, 1, from, 1, lat);
+	nl = class_latencies(p, 1, from, HANDOVER_DONE, lat);
 	printf(" long_ho_p99_us=%.1f", pct_us(lat, nl, 0.99));
+	printf(" short_bl_frac=%.4f", short_backlog_frac(p, from));
+	ns = class_latencies(p, 0, from, HANDOVER_CLAIM, lat);
+	printf(" short_wait_p99_us=%.1f", pct_us(lat, ns, 0.99));
+	ns = class_latencies(p, 0, from, CLAIM_DONE, lat);
+	printf(" short_run_p99_us=%.1f", pct_us(lat, ns, 0.99));
 	memcpy(lat, p->late, p->n * sizeof(*lat));
 	qsort(lat, p->n, sizeof(*lat), cmp_u64);
 	printf(" late_p50_us=%.1f late_p99_us=%.1f late_max_us=%.1f nvcsw=%ld nivcsw=%ld"
@@ -448,6 +512,8 @@ static void free_point(struct point *p)
 	free(p->done);
 	free(p->iters);
 	free(p->late);
+	free(p->claim);
+	free(p->backlog);
 	free(p->is_long);
 }
 
@@ -471,7 +537,8 @@ static void *gen_main(void *arg)
 		struct rusage r0, r1;
 		struct point p;
 
-		make_schedule(&p, rate, seed + k);
+		/* from the load, not its place in the list: a point is the same in any sweep */
+		make_schedule(&p, rate, seed + (uint64_t)llround(loads[k] * 1000));
 		getrusage(RUSAGE_SELF, &r0);
 		generate(&p);
 		getrusage(RUSAGE_SELF, &r1);
@@ -490,6 +557,7 @@ static void start_workers(void)
 	}
 	for (int i = 0; i < nr_workers; i++) {
 		sem_init(&workers[i].go, 0, 0);
+		workers[i].req = -1;
 		if (pthread_create(&workers[i].th, NULL, worker_main, (void *)(long)i)) {
 			perror("dispersive: pthread_create");
 			exit(1);
@@ -539,7 +607,17 @@ int main(int argc, char **argv)
 	pthread_t gen;
 
 	nr_cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	nr_workers = 3 * nr_cpus;
+	/*
+	 * Enough workers that all of them are rarely busy at once: a request
+	 * that finds none idle waits in the backlog, behind the long requests
+	 * the workers hold, whatever the scheduler. Shinjuku-like scheduling
+	 * shares the CPU like a processor-sharing server, which holds W or more
+	 * requests with probability load^W: at 70% load plus the switching
+	 * cost (~10% in icount) 32 makes it ~0.1%. Measured (1 vCPU, icount,
+	 * 70% load): 3 workers, 49-65% of short requests found none idle;
+	 * 10, 13-33%; 32, under 4%. ghOSt's RocksDB runs had 10 per CPU.
+	 */
+	nr_workers = 32 * nr_cpus;
 	while ((opt = getopt(argc, argv, "w:s:L:f:d:l:S:g:i:c:C")) != -1) {
 		switch (opt) {
 		case 'w': nr_workers = atoi(optarg); break;

@@ -27,6 +27,8 @@ CALIB = re.compile(r"^dispersive: calib (.*)$", re.M)
 DETAIL = [("achieved_rps", "achieved req/s"), ("short_p50_us", "short p50 µs"),
           ("short_p99_us", "short p99 µs"), ("short_p999_us", "short p99.9 µs"),
           ("short_ho_p99_us", "short p99 from hand-over µs"),
+          ("short_bl_frac", "shorts finding no idle worker"),
+          ("short_wait_p99_us", "short p99 wait for a worker µs"),
           ("long_p50_us", "long p50 µs"), ("long_p99_us", "long p99 µs"),
           ("long_rps", "long req/s"), ("nivcsw", "involuntary switches"),
           ("late_p50_us", "generator late p50 µs"), ("late_max_us", "generator late max µs")]
@@ -126,7 +128,7 @@ def tables(data, labels, calib):
     loads = sorted({ld for c in cfgs for ld in data[c]})
     md = ["## Dispersive load (ghOSt/Shinjuku experiment)\n",
           "Open-loop requests with exponential inter-arrival times, 99.5% short (10 µs of "
-          "work) and 0.5% long (5 ms), to a server with 3 worker threads per CPU "
+          "work) and 0.5% long (5 ms), to a server with 32 worker threads per CPU "
           "(`bench/dispersive`); latency from the scheduled arrival to completion. Offered "
           "load in fractions of capacity = effective CPUs / mean service time "
           f"(calibrated once per guest: {', '.join(f'{k}={v:g}' for k, v in calib.items())}). "

@@ -14,66 +14,55 @@
  * Map to fair.c (the 6.12.y of build/linux), in the order of this file:
  *   eevdf_task, eevdf_cpu   sched_entity; cfs_rq: zero_vruntime (6.12.0's
  *                           min_vruntime, kept at V), avg_vruntime, avg_load,
- *                           curr, and the tree: a SaaKM RBTREE runqueue by
- *                           deadline (entity_before)
+ *                           curr, the tree: an RBTREE runqueue by deadline
  *   base_slice_ns           sysctl_sched_base_slice, 0.7 ms * (1 + ilog2(
  *                           min(CPUs, 8))) (SCHED_TUNABLESCALING_LOG)
- *   calc_delta_fair, avg_*  calc_delta_fair, avg_vruntime_add/sub, avg_vruntime
- *   entity_lag, *_eligible  entity_lag, vruntime_eligible
+ *   calc_delta_fair, avg_*, entity_lag, *_eligible: the same names
  *   update_deadline/_curr   the same (with did_preempt_short), fed by
- *                           sum_exec_runtime deltas
- *   pick_eevdf              pick_eevdf with RUN_TO_PARITY (see below)
- *   place_entity            place_entity: PLACE_LAG (lag scaled by load),
- *                           PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE
+ *                           saakm_exec_ns() deltas (sum_exec_runtime)
+ *   pick_eevdf, place_entity  the same (RUN_TO_PARITY; PLACE_LAG,
+ *                           PLACE_DEADLINE_INITIAL, PLACE_REL_DEADLINE)
  *   set_next, put_prev      set_next_entity (set_protect_slice), put_prev_entity
  *   eevdf_place             enqueue_entity + check_preempt_wakeup_fair
  *   take_off (block, pull)  dequeue_entity (update_entity_lag)
  *   eevdf_tick, _preempt    entity_tick and the resched it causes
  *   eevdf_yield             yield_task_fair
- *   eevdf_setparam_attr     reweight_eevdf, __setscheduler_params' clamp
+ *   eevdf_setparam_attr     reweight_eevdf, __setscheduler_params' clamp;
+ *                           at fork, the parent's slice (se->slice copied)
  *
- * The pick. fair.c keeps an rbtree ordered by deadline and augmented with
- * the minimum vruntime of each subtree, which finds the eligible task with
- * the earliest deadline in O(log n). SaaKM's runqueues are not augmented
- * (and <linux/rbtree_augmented.h> is not in the policy subset), so the pick
- * walks the deadline-ordered runqueue from its earliest deadline and takes
- * the first eligible task. That is O(1) when the earliest deadline is
- * eligible, which is the usual case (an ineligible task has v_i > V, so its
- * deadline is later than any eligible task's of the same weight and slice),
- * and O(n) at worst, when many heavy or short-slice ineligible tasks have
- * earlier deadlines. The host tests measure it per pick.
+ * The pick. fair.c's rbtree by deadline is augmented with each subtree's
+ * minimum vruntime: O(log n). SaaKM's runqueues are not (nor is
+ * <linux/rbtree_augmented.h> in the policy subset), so the pick walks the
+ * runqueue from the earliest deadline to the first eligible task: O(1)
+ * usually (an ineligible task's deadline is later than an eligible one's of
+ * the same weight and slice), O(n) when many heavy or short-slice
+ * ineligible tasks come first. The host tests measure it per pick.
  *
  * What differs from fair.c, and why:
- *   - Preempting is putting the running task back (READY_TICK), not
- *     resched_curr(); at a wakeup it is a saakm_kick_cpu(PREEMPT), and
- *     preempt() decides again, microseconds later, by the same rule.
- *   - Balancing: fair.c's load balancer (sched domains, PELT, capacities,
- *     imbalance classes) is out of scope. Instead an idle CPU pulls from the
- *     CPU with the most weight (newly_idle), a busy CPU's tick wakes an idle
- *     one that could take a waiting task (the NOHZ kick), and every
- *     balance_ms each CPU pulls from the heaviest CPU waiting tasks lighter
- *     than the weight difference. A difference of exactly one task swaps
- *     roles, so three equal tasks on two CPUs take turns at having a CPU of
- *     their own, and each gets about two thirds of a CPU.
- *     Lag and the relative deadline travel with a migrated task, as in fair.c.
- *   - Starvation guard: EEVDF runs a nice 19 task next to a nice -20 hog
- *     for one tick every ~24 s, longer than SaaKM's stall watchdog (5 s), which
- *     would eject the policy. A task waiting longer than starve_ms is run
- *     next for one tick. EEVDF makes a task wait about a tick times its
- *     CPU's weight over its own, so only tasks under 1/750 of their CPU's
- *     weight are concerned; the 2 s left serve 500 of them per CPU.
- *   - Wakeup CPU: the previous CPU if idle, else an idle allowed CPU, else
+ *   - Preempting is putting the running task back (READY_TICK); a wakeup's
+ *     saakm_kick_cpu(PREEMPT) has preempt() decide again by the same rule.
+ *   - Balancing: not fair.c's (sched domains, PELT, capacities). An idle
+ *     CPU pulls from the CPU with the most weight (newly_idle), a busy CPU's
+ *     tick wakes an idle one that could take a waiting task (NOHZ kick), and
+ *     every balance_ms each CPU pulls from the heaviest waiting tasks lighter
+ *     than the weight difference; a difference of exactly one task swaps
+ *     roles, so 3 equal tasks on 2 CPUs each get about 2/3 of a CPU. Lag and
+ *     the relative deadline travel with a moved task, as in fair.c.
+ *   - Starvation guard: EEVDF runs a nice 19 task next to a nice -20 hog for
+ *     a tick every ~24 s, past SaaKM's stall watchdog (5 s). A task waiting
+ *     over starve_ms runs next, from V (debt dropped, see forgive_debt()).
+ *     EEVDF makes a task wait about a tick times its CPU's weight over its
+ *     own: only tasks under 1/750 of it are concerned, the 2 s left serve
+ *     500 of them per CPU.
+ *   - Wakeup CPU: the previous one if idle, else an idle allowed one, else
  *     the previous one (fair.c: wake_affine and select_idle_sibling).
- *   - A forked task starts with the base slice (fair.c copies the parent's
- *     custom slice); sched_setattr(sched_runtime) sets it.
- *   - A new weight for a waiting task is applied when it leaves the
- *     runqueue: its deadline is the runqueue's key and cannot change there.
+ *   - A waiting task's new weight applies when it leaves the runqueue: its
+ *     deadline is the runqueue's key and cannot change there.
  *
- * Good at: what fair.c is good at: proportional shares by nice value, short
- * wakeup latency for tasks that sleep often (their lag is kept), latency
- * requests with sched_runtime. Bad at: many ineligible short virtual slices
- * queued before eligible long ones (O(n) picks), balancing across many CPUs
- * or NUMA (no topology), and cgroup shares (no groups).
+ * Good at what fair.c is good at: shares by nice value, short wakeup latency
+ * for frequent sleepers (lag is kept), sched_runtime latency requests. Bad
+ * at: many ineligible short virtual slices queued before eligible long ones
+ * (O(n) picks), many CPUs or NUMA (no topology), cgroup shares (no groups).
  *
  * Parameters (module_param_cb: a bad value is refused, not clamped):
  *   base_slice_us  700 (100..100000): the slice before CPU scaling
@@ -141,7 +130,7 @@ struct eevdf_task {
 	s64 vlag;		/* V - v_i, saved when it left a CPU */
 	u64 slice;		/* r_i, ns */
 	u64 protect;		/* RUN_TO_PARITY: the deadline it was picked with */
-	u64 exec_seen;		/* p->se.sum_exec_runtime already charged */
+	u64 exec_seen;		/* saakm_exec_ns() already charged */
 	unsigned long queued_at; /* jiffies when it started waiting */
 	struct list_head wait_node; /* in eevdf_cpu.waiting */
 	struct task_struct *task; /* whose data this is */
@@ -219,10 +208,10 @@ static void avg_update(struct eevdf_cpu *ec, struct eevdf_task *t, int sign)
 }
 
 /*
- * V, the weighted average vruntime of the waiting tasks and the running
- * one. The sums are kept relative to zero_vruntime so that they stay small;
- * computing V also moves zero_vruntime to it (the sums shift by load *
- * delta). Rounded down, so that a task at V is eligible.
+ * V, the weighted average vruntime of the waiting and running tasks. The
+ * sums are relative to zero_vruntime, to stay small; computing V moves
+ * zero_vruntime to it (the sums shift by load * delta). Rounded down, so
+ * that a task at V is eligible.
  */
 static u64 avg_vruntime(struct eevdf_cpu *ec)
 {
@@ -298,12 +287,10 @@ static bool did_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *t)
 }
 
 /*
- * Charge the running task for the CPU time it used since the last call,
- * from sum_exec_runtime: saakm_running_ns() restarts with each run and
- * would lose what a task runs between its preemption and the switch, which
- * fair.c charges in put_prev_entity() (a guest measured nice 0:5 at 2.91).
- * True if the CPU should pick again (fair.c's resched): the slice is used
- * up, or the task lost eligibility outside its protection, and others wait.
+ * Charge the running task its CPU time since the last call (saakm_exec_ns():
+ * saakm_running_ns() would lose what put_prev_entity() charges). True if the
+ * CPU should pick again (fair.c's resched): others wait and the slice is
+ * used up, or the task lost eligibility outside its protection.
  */
 static bool update_curr(struct eevdf_cpu *ec)
 {
@@ -314,7 +301,7 @@ static bool update_curr(struct eevdf_cpu *ec)
 	if (!ec->curr)
 		return false;
 	t = ev(ec->curr);
-	now = ec->curr->se.sum_exec_runtime;
+	now = saakm_exec_ns(ec->curr);
 	if ((s64)(now - t->exec_seen) <= 0)
 		return false;
 	t->vruntime += calc_delta_fair(now - t->exec_seen, t);
@@ -327,9 +314,8 @@ static bool update_curr(struct eevdf_cpu *ec)
 
 /*
  * The eligible task with the earliest deadline among the waiting ones and
- * the running one (ec->curr, which may be NULL). The runqueue is ordered by
- * deadline, so the first eligible task in it is the best waiting one: the
- * walk stops there (see the top of the file for its cost).
+ * ec->curr (maybe NULL). The runqueue is ordered by deadline: the walk stops
+ * at its first eligible task (see the top of the file for its cost).
  */
 static struct task_struct *pick_eevdf(struct eevdf_cpu *ec)
 {
@@ -380,9 +366,8 @@ static struct task_struct *starving(struct eevdf_cpu *ec)
 
 /*
  * A new weight keeps the lag w_i * (V - v_i) and the real time left to the
- * deadline, so both virtual distances scale by old / new weight, and V
- * does not move (fair.c's reweight_eevdf()). @ec is the CPU @t runs on, or
- * NULL when it counts on none: then only its saved lag scales.
+ * deadline: both virtual distances scale by old / new weight, V stays
+ * (reweight_eevdf()). @ec: @t's CPU, or NULL: then its saved lag scales.
  */
 static void reweight(struct eevdf_cpu *ec, struct eevdf_task *t)
 {
@@ -503,9 +488,8 @@ static void leave_cpu(struct eevdf_cpu *ec, struct task_struct *p)
 
 /*
  * @p stops counting on its CPU (sleep, class move, balancing): save its lag
- * against V and, unless it sleeps, its deadline relative to its vruntime,
- * so that place_entity() on any CPU restores both (fair.c's
- * dequeue_entity()). The running task was charged by the caller.
+ * and, unless it sleeps, its deadline relative to its vruntime, which
+ * place_entity() restores on any CPU (dequeue_entity()). Charged already.
  */
 static void take_off(struct eevdf_cpu *ec, struct task_struct *p, bool sleep)
 {
@@ -560,7 +544,7 @@ static int eevdf_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 		t->new_weight = t->weight;
 		t->slice = base_slice_ns();
 		t->cpu = -1;
-		t->exec_seen = p->se.sum_exec_runtime;
+		t->exec_seen = saakm_exec_ns(p);
 		INIT_LIST_HEAD(&t->wait_node);
 		*saakm_task_data(p) = t;
 	}
@@ -580,10 +564,9 @@ static int eevdf_unblock_prepare(struct saakm_policy *pol, struct task_struct *p
 }
 
 /*
- * @p joins @cpu's runqueue: fair.c's enqueue_entity(), then
- * check_preempt_wakeup_fair(). The running task is charged first (its
- * slice may be over). A shorter eligible request cancels its protection
- * (PREEMPT_SHORT), and if @p is now the pick, preempt() is asked to act.
+ * @p joins @cpu's runqueue (enqueue_entity(), check_preempt_wakeup_fair()),
+ * the running task charged first. A shorter eligible request cancels its
+ * protection (PREEMPT_SHORT); if @p is now the pick, preempt() is asked.
  */
 static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
@@ -621,29 +604,50 @@ static void eevdf_block(struct saakm_policy *pol, struct task_struct *p, int cpu
 }
 
 /*
- * First the starvation guard, then EEVDF. A running task of ours still
- * here was parked by the class: it stops counting until adopt() meets it.
+ * @t, run out of turn by the guard, starts from V of the others if it is
+ * ahead, unprotected. Else each guarded tick adds to a debt never paid (the
+ * guard comes back first) that pushes V and all lags up, and the lag above
+ * entity_lag()'s bound is lost at each sleep: heavy tasks that sleep often
+ * got 30% of their share in a guest (t_mixed_load_busy_guard).
+ */
+static void forgive_debt(struct eevdf_cpu *ec, struct eevdf_task *t)
+{
+	s64 debt;
+
+	ec->curr = NULL;		/* @t is curr: take it out of V */
+	debt = max((s64)(t->vruntime - avg_vruntime(ec)), (s64)0);
+	ec->curr = t->task;
+	t->vruntime -= debt;
+	t->deadline -= debt;		/* if moved, != protect: unprotected */
+}
+
+/*
+ * First the guard, then EEVDF. A running task of ours still here was parked
+ * by the class: it stops counting until adopt() meets it.
  */
 static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
-	struct task_struct *p;
+	struct task_struct *p, *starved;
 
 	if (ec->curr) {
 		update_curr(ec);
 		take_off(ec, ec->curr, true);
 	}
-	p = starving(ec) ?: pick_eevdf(ec);
+	starved = starving(ec);
+	p = starved ?: pick_eevdf(ec);
 	if (p)
 		set_next(ec, p, cpu);
+	if (starved)
+		forgive_debt(ec, ev(p));
 	return p;
 }
 
 /*
- * A task may run without schedule(): core scheduling runs a waiting task
- * it picked itself, and a parked one comes back after schedule() stopped
- * counting it. Make @p the CPU's running task (placed as a woken task if
- * uncounted); if another task of ours is that now, @p waits in @state.
+ * A task may run without schedule(): core scheduling runs a waiting task it
+ * picked, a parked one comes back after schedule() stopped counting it. Make
+ * @p the running task (placed as woken if uncounted), or if another task of
+ * ours is that now, make @p wait in @state.
  */
 static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 		  enum saakm_task_state state)
@@ -671,10 +675,9 @@ static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 }
 
 /*
- * NOHZ kick: tasks wait here while a CPU that may run one of them has no
- * task of ours, maybe idling with its tick stopped. Wake it: it pulls in
- * newly_idle(). @next, about to run here, does not count. Only the first
- * few waiters are checked, to bound the cost.
+ * NOHZ kick: tasks wait here while a CPU that may run one has none of ours,
+ * maybe idling with its tick stopped: wake it, it pulls in newly_idle().
+ * @next, about to run here, does not count. The first few waiters only.
  */
 static void kick_idle_cpu(struct saakm_policy *pol, struct eevdf_cpu *ec, int this,
 			  struct task_struct *next)
@@ -694,9 +697,8 @@ static void kick_idle_cpu(struct saakm_policy *pol, struct eevdf_cpu *ec, int th
 }
 
 /*
- * The tick charges the running task. When fair.c would pick again (slice
- * over, or ineligible and unprotected) and the pick is another task, or a
- * task starves, the running task goes back to wait.
+ * The tick charges the running task; it goes back to wait when fair.c would
+ * pick another (slice over, or ineligible and unprotected), or one starves.
  */
 static void eevdf_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
@@ -785,10 +787,9 @@ static int eevdf_balancing_select(struct saakm_policy *pol, int cpu)
 
 /*
  * Hand over the earliest-deadline waiting task that may run on @dst and
- * whose weight is below the weight difference, so that the difference
- * shrinks; in a periodic balance, a first task of exactly the difference
- * swaps the CPUs' roles (see the top of the file). Lag and relative
- * deadline go with it.
+ * weighs less than the weight difference (in a periodic balance, a first
+ * one of exactly the difference swaps the CPUs' roles, see the top of the
+ * file). Lag and relative deadline go with it.
  */
 static struct task_struct *eevdf_balance_pick(struct saakm_policy *pol, int src, int dst)
 {

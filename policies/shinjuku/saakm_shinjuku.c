@@ -3,21 +3,21 @@
  * saakm_shinjuku: one first-come-first-served queue for all CPUs, with
  * microsecond preemption, after Shinjuku (Kaffes et al., NSDI '19).
  *
- * Runnable tasks wait in one queue, ordered by arrival: a stamp taken when
- * a task is created, wakes up, yields or is preempted. A running task gets
- * slice_us microseconds, then goes to the tail if another task waits on
- * its CPU: a short request never waits behind a long one for more than a
- * slice per task ahead of it. In SaaKM a CPU runs only tasks placed on it
- * (rule 2 of <linux/saakm.h>), so each queued task is also READY on one
- * CPU; the queue is a shared runqueue (cpu -1) under a raw spinlock (it
- * nests in the scheduler's raw rq locks). A waking task goes to an idle
- * CPU, else to the CPU with the fewest waiting. A CPU whose task stops
- * runs the oldest task waiting on it; with none, it takes the oldest of
- * all: newly_idle() names that task's CPU, balance_pick() hands it over,
- * the class migrates it and calls unblock_place(), where it keeps its
- * stamp. The slice is a pinned per-CPU hrtimer started by schedule(); it
- * kicks its CPU with saakm_kick_cpu(SAAKM_KICK_PREEMPT), and preempt() (or
- * tick()) sends the task to the tail if someone waits there.
+ * Runnable tasks wait in one queue, ordered by arrival: a stamp taken when a
+ * task is created, wakes up, yields or is preempted. A running task gets
+ * slice_us microseconds, then goes to the tail if another task waits on its
+ * CPU: a short request never waits behind a long one for more than a slice
+ * per task ahead of it. In SaaKM a CPU runs only tasks placed on it (rule 2
+ * of <linux/saakm.h>), so each queued task is also READY on one CPU; the
+ * queue is a shared runqueue (cpu -1) under a raw spinlock (it nests in the
+ * raw rq locks). A waking task goes to an idle CPU, else to the CPU with the
+ * fewest waiting. A CPU whose task stops runs the oldest task waiting on it;
+ * with none, it takes the oldest of all: newly_idle() names that task's CPU,
+ * balance_pick() hands it over, the class migrates it and calls
+ * unblock_place(), where it keeps its stamp. The slice is a pinned per-CPU
+ * hrtimer started by schedule(); it kicks its CPU with saakm_kick_cpu(), and
+ * preempt() (or tick()) sends the task to the tail if someone waits there,
+ * once it had its slice on the CPU (a slow switch does not use it up).
  *
  * Good at: tail latency of short requests mixed with long ones (key-value
  * stores). Bad at: throughput of long tasks (a switch every slice when
@@ -25,9 +25,9 @@
  * by schedule()). FCFS is strict for CPUs that run out of work; a busy CPU
  * serves the tasks waiting on it, in order.
  *
- * Parameters: slice_us (default 30), 5..1000000, checked at load and at
- * each write to /sys/module/saakm_shinjuku/parameters/slice_us; a new
- * value applies from the next dispatch.
+ * Parameters: slice_us (default 30), 5..1000000, checked at load and at each
+ * write to /sys/module/saakm_shinjuku/parameters/slice_us; applies from the
+ * next dispatch.
  */
 #include <linux/saakm.h>
 #include <linux/hrtimer.h>
@@ -35,10 +35,7 @@
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 
-/*
- * Below 5 µs a slice is shorter than ending it costs (timer interrupt, kick,
- * switch: a few µs) and than hrtimer precision in a guest: all switching.
- */
+/* Below 5 µs, ending a slice (timer, kick, switch) costs more than the slice. */
 #define SLICE_MIN_US	5
 #define SLICE_MAX_US	1000000
 
@@ -69,6 +66,8 @@ struct sj_cpu {
 	int cpu;
 	unsigned int nr_queued;	/* tasks READY on this CPU, under sj_lock */
 	bool slice_over;	/* the running task used its slice */
+	u64 slice_from;		/* saakm_running_ns() when its slice began, or: */
+#define NOT_SEEN	(~0ULL)	/* preempt() and tick() not called since schedule() */
 };
 
 static DEFINE_PER_CPU(struct sj_cpu, sj_cpus);
@@ -77,16 +76,9 @@ static DEFINE_RAW_SPINLOCK(sj_lock);	/* sj_queue, nr_queued, sj_clock */
 static u64 sj_clock;			/* the last arrival stamp */
 static struct cpumask sj_idle;		/* CPUs with nothing of ours to run */
 static struct saakm_policy *sj_pol;
+#define sj_cpu(cpu)	per_cpu_ptr(&sj_cpus, cpu)
 
-static struct sj_cpu *sj_cpu(int cpu)
-{
-	return per_cpu_ptr(&sj_cpus, cpu);
-}
-
-/*
- * A task's arrival stamp lives in its per-task data word. NULL: a new task,
- * or one that slept, yielded or was preempted; sj_queue_on() stamps it.
- */
+/* A task's arrival stamp, its data word; 0: new, slept, yielded or preempted. */
 static u64 stamp(struct task_struct *p)
 {
 	return (unsigned long)*saakm_task_data(p);
@@ -100,10 +92,8 @@ static bool sj_older(struct task_struct *a, struct task_struct *b)
 /* Queue @p on @cpu in @state (READY or READY_TICK); sj_lock held. */
 static void sj_queue_on(struct task_struct *p, int cpu, enum saakm_task_state state)
 {
-	if (!stamp(p)) {
-		sj_clock++;
-		*saakm_task_data(p) = (void *)(unsigned long)sj_clock;
-	}
+	if (!stamp(p))
+		*saakm_task_data(p) = (void *)(unsigned long)(++sj_clock);
 	saakm_change_state(p, state, cpu, &sj_queue);
 	sj_cpu(cpu)->nr_queued++;
 }
@@ -117,9 +107,8 @@ static void sj_unqueue(struct task_struct *p, enum saakm_task_state state, int c
 }
 
 /*
- * new_prepare, unblock_prepare: an idle CPU (its last one first: a warm
- * cache); else the one with the fewest tasks waiting (its last on a tie),
- * as only that CPU will run it unless another idles. Unlocked reads: hints.
+ * new_prepare, unblock_prepare: an idle CPU (its last one first: a warm cache);
+ * else the one with the fewest waiting (its last on a tie). Unlocked: hints.
  */
 static int sj_select_cpu(struct saakm_policy *pol, struct task_struct *p)
 {
@@ -175,6 +164,7 @@ static struct task_struct *sj_schedule(struct saakm_policy *pol, int cpu)
 		sj_unqueue(p, SAAKM_RUNNING, cpu);
 		cpumask_clear_cpu(cpu, &sj_idle);
 		WRITE_ONCE(sc->slice_over, false);
+		sc->slice_from = NOT_SEEN;
 		hrtimer_start(&sc->timer, ns_to_ktime(READ_ONCE(slice_us) * NSEC_PER_USEC),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
@@ -195,12 +185,22 @@ static enum hrtimer_restart sj_slice_end(struct hrtimer *timer)
 /*
  * preempt and tick: past its slice, with someone waiting here, go to the
  * tail. Once: the other one may come before the CPU switches (READY_TICK).
+ * A slice that ended before the task ran (a switch slower than two slices)
+ * starts now: else tasks would all be put back as they come in, doing nothing.
  */
 static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
+	u64 slice = (u64)READ_ONCE(slice_us) * NSEC_PER_USEC, ran = saakm_running_ns(p);
 	struct sj_cpu *sc = sj_cpu(cpu);
 
-	if (saakm_running_ns(p) >= (u64)READ_ONCE(slice_us) * NSEC_PER_USEC)
+	if (sc->slice_from == NOT_SEEN) {	/* the first look since schedule() */
+		sc->slice_from = READ_ONCE(sc->slice_over) && ran >= 2 * slice ? ran : 0;
+		if (sc->slice_from) {
+			WRITE_ONCE(sc->slice_over, false);
+			hrtimer_start(&sc->timer, ns_to_ktime(slice), HRTIMER_MODE_REL_PINNED_HARD);
+		}
+	}
+	if (ran >= sc->slice_from + slice)
 		WRITE_ONCE(sc->slice_over, true);
 	if (!READ_ONCE(sc->slice_over) || saakm_task_state(p) != SAAKM_RUNNING)
 		return;

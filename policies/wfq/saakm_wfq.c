@@ -2,72 +2,41 @@
 /*
  * saakm_wfq: weighted fair queuing per CPU, balanced by weighted load.
  *
- * A task's virtual runtime (vruntime) is its CPU time times 1024 / its
- * weight, the fair class's weight of its nice value (1024 at nice 0, 335 at
- * nice 5). Each CPU runs the leftmost task of an rbtree ordered by
- * vruntime, the one furthest behind its share. At a tick, the running task
- * gives way once it has run slice_ms if a waiting task has not run more. A
- * task is placed at max(vruntime, min_vruntime - one slice of its own time):
- * a long sleeper gets that much credit, not its whole sleep. A woken task
- * more than wakeup_gran_us behind the running one kicks the CPU, and
- * preempt() decides. A task that waited max_wait_ms runs next, whatever
- * its weight. Balancing evens the CPUs' loads (sums of weights), up to
- * balance_max tasks at a time: every balance_ms, when a CPU goes idle, and
- * when a busy CPU's tick kicks an idle one (so that CPUs idling with the
- * tick stopped pull too).
+ * A task's vruntime is its CPU time * 1024 / its nice weight (the fair
+ * class's: 1024 at nice 0, 335 at nice 5). Each CPU runs its task of lowest
+ * vruntime (an rbtree), which gives way after slice_ms to one that has not
+ * run more. A task is placed at max(vruntime, min_vruntime - a slice): a
+ * sleeper's credit is bounded. A woken task wakeup_gran_us behind preempts;
+ * one that waited max_wait_ms runs next. Balancing evens the CPUs' sums of
+ * weights (up to balance_max tasks): every balance_ms, when a CPU goes idle,
+ * and when a busy CPU's tick kicks an idle, maybe tickless, one.
  *
  * Good at: CPU shares by nice value; sleepers run soon; no CPU idles while
  * tasks wait. Bad at: latency below the tick; caches and topology (any task
  * moves anywhere); cgroups; shares at extreme nice ratios (max_wait_ms).
- *
- * Parameters, refused out of range: slice_ms (1..100, default 3: 6.12's
- * 0.75 ms base slice scaled by 1 + log2(8 CPUs)), wakeup_gran_us (0..100000,
- * default 1000 as in CFS), balance_ms (1..1000, default 32: CFS balances
- * busy CPUs every few ms times 16), balance_max (1..64, default 8),
- * max_wait_ms (10..10000, default 1000, well under the class's 5 s stall
- * timeout); balance_* at load time only.
  */
 #include <linux/saakm.h>
 #include <linux/math64.h>
-#include <linux/percpu.h>
 #include <linux/slab.h>
 
-/* An unsigned module parameter and its allowed range. */
-struct wfq_param {
-	unsigned int val, min, max;
-};
-
-/* Refuse a value out of range, at load time and through sysfs alike. */
-static int wfq_param_set(const char *arg, const struct kernel_param *kp)
-{
-	struct wfq_param *param = container_of((unsigned int *)kp->arg,
-					       struct wfq_param, val);
-	unsigned int v;
-
-	if (kstrtouint(arg, 0, &v) || v < param->min || v > param->max) {
-		pr_err("saakm_wfq: %s must be an integer in %u..%u\n",
-		       kp->name, param->min, param->max);
-		return -EINVAL;
-	}
-	WRITE_ONCE(param->val, v);
-	return 0;
-}
-
-static const struct kernel_param_ops wfq_param_ops = {
-	.set = wfq_param_set,
-	.get = param_get_uint,
-};
-
-#define WFQ_PARAM(name, def, lo, hi, perm, desc)			\
-	static struct wfq_param name = { def, lo, hi };			\
-	module_param_cb(name, &wfq_param_ops, &name.val, perm);		\
+/* An unsigned parameter refused (-EINVAL) out of @lo..@hi, at load and in sysfs. */
+#define WFQ_PARAM(name, def, lo, hi, perm, desc)				\
+	static unsigned int name = def;						\
+	static int name##_set(const char *arg, const struct kernel_param *kp)	\
+	{									\
+		return param_set_uint_minmax(arg, kp, lo, hi);			\
+	}									\
+	static const struct kernel_param_ops name##_ops = {			\
+		.set = name##_set, .get = param_get_uint,			\
+	};									\
+	module_param_cb(name, &name##_ops, &name, perm);			\
 	MODULE_PARM_DESC(name, desc " (" #lo ".." #hi ", default " #def ")")
 
-WFQ_PARAM(slice_ms, 3, 1, 100, 0644, "time slice, ms");
+WFQ_PARAM(slice_ms, 3, 1, 100, 0644, "time slice, ms");	/* 0.75 ms * (1 + log2(8)) */
 WFQ_PARAM(wakeup_gran_us, 1000, 0, 100000, 0644, "vruntime lead to preempt at wakeup, us");
-WFQ_PARAM(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms");
+WFQ_PARAM(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms"); /* CFS: few ms * 16 */
 WFQ_PARAM(balance_max, 8, 1, 64, 0444, "tasks one balance may move");
-WFQ_PARAM(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms");
+WFQ_PARAM(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms"); /* < 5 s */
 
 /* Per CPU, under rq(cpu); load and min_vruntime are also read unlocked. */
 struct wfq_cpu {
@@ -85,7 +54,7 @@ struct wfq_task {
 	u64 ready_at;		/* clock when it began to wait */
 	u64 vruntime;
 	u64 service;		/* weighted CPU time, never renormalised */
-	u64 exec_seen;		/* p->se.sum_exec_runtime already charged */
+	u64 exec_seen;		/* saakm_exec_ns() already charged */
 	unsigned int weight;
 	int cpu;		/* CPU of its min_vruntime frame; -1: new */
 	bool counted;		/* its weight is in that CPU's load */
@@ -96,34 +65,20 @@ static DEFINE_PER_CPU(struct wfq_cpu, wfq_cpus);
 static struct cpumask wfq_idle;		/* CPUs running their idle task */
 static struct saakm_policy *wfq;
 
-static struct wfq_cpu *wfq_cpu(int cpu)
-{
-	return per_cpu_ptr(&wfq_cpus, cpu);
-}
+#define wfq_cpu(cpu)	per_cpu_ptr(&wfq_cpus, (cpu))
+#define wt(p)		((struct wfq_task *)*saakm_task_data(p))
 
-static struct wfq_task *wt(struct task_struct *p)
-{
-	return *saakm_task_data(p);
-}
-
-/* A parameter's value in ns of vruntime at @weight (1024: real time). */
-static s64 param_ns(struct wfq_param *param, u64 unit, unsigned long weight)
-{
-	return div64_u64(READ_ONCE(param->val) * unit * 1024, weight);
-}
-
+/* A parameter's value (@unit ns each) in ns of vruntime at @weight (1024: real time). */
+#define param_ns(param, unit, weight)	\
+	((s64)div64_u64((u64)READ_ONCE(param) * (unit) * 1024, (weight)))
 /* How far @p is behind @curr in vruntime (negative: ahead; wrapping is fine). */
-static s64 lead(struct task_struct *p, struct task_struct *curr)
-{
-	return wt(curr)->vruntime - wt(p)->vruntime;
-}
+#define lead(p, curr)	((s64)(wt(curr)->vruntime - wt(p)->vruntime))
 
 static bool wfq_less(struct task_struct *a, struct task_struct *b)
 {
 	return lead(a, b) > 0;
 }
 
-/* Move min_vruntime up to the lowest vruntime of the CPU's tasks. */
 static void update_min(struct wfq_cpu *c)
 {
 	struct task_struct *first = saakm_rq_first(&c->rq), *low = c->curr;
@@ -135,17 +90,15 @@ static void update_min(struct wfq_cpu *c)
 }
 
 /*
- * Add the CPU time @p used since it was last charged, weighted. It is read
- * from sum_exec_runtime, not saakm_running_ns(), which restarts with each
- * run: the bit a task runs after its last tick would be lost, and since it
- * weighs more for a light task, light tasks would get more than their share.
+ * Add the CPU time @p used since its last charge, weighted. Not saakm_running_ns(), which
+ * restarts with each run: the part after the last tick would be lost (favouring light tasks).
  */
 static void charge(struct wfq_cpu *c, struct task_struct *p)
 {
 	struct wfq_task *t = wt(p);
-	u64 ran = p->se.sum_exec_runtime - t->exec_seen, delta;
+	u64 ran = saakm_exec_ns(p) - t->exec_seen, delta;
 
-	t->exec_seen = p->se.sum_exec_runtime;
+	t->exec_seen += ran;
 	c->clock += ran;
 	delta = mul_u64_u32_div(ran, 1024, t->weight);
 	t->vruntime += delta;
@@ -153,39 +106,32 @@ static void charge(struct wfq_cpu *c, struct task_struct *p)
 	update_min(c);
 }
 
-/* Add @p's weight to its CPU's load, or take it out. */
 static void account(struct task_struct *p, bool add)
 {
 	struct wfq_task *t = wt(p);
-	struct wfq_cpu *c;
 
 	if (t->counted == add)
 		return;
-	c = wfq_cpu(t->cpu);
 	t->counted = add;
-	WRITE_ONCE(c->load, add ? c->load + t->weight : c->load - t->weight);
+	WRITE_ONCE(wfq_cpu(t->cpu)->load,
+		   wfq_cpu(t->cpu)->load + (add ? (long)t->weight : -(long)t->weight));
 }
 
-/* @p waits on @cpu (READY or READY_TICK): in the tree, and in arrival order. */
+/* READY or READY_TICK: in the tree, and in arrival order for starving(). */
 static void to_wait(struct task_struct *p, int cpu, enum saakm_task_state state)
 {
-	struct wfq_cpu *c = wfq_cpu(cpu);
-
-	wt(p)->ready_at = c->clock;
-	list_add_tail(&wt(p)->node, &c->waiting);
-	saakm_change_state(p, state, cpu, &c->rq);
+	wt(p)->ready_at = wfq_cpu(cpu)->clock;
+	list_add_tail(&wt(p)->node, &wfq_cpu(cpu)->waiting);
+	saakm_change_state(p, state, cpu, &wfq_cpu(cpu)->rq);
+	update_min(wfq_cpu(cpu));
 }
 
-/*
- * new_place: put @p in @cpu's tree. New tasks start at min_vruntime; a task
- * from another CPU keeps its distance to min_vruntime (vruntimes of two CPUs
- * are not comparable); no task starts more than a slice behind it.
- */
+/* new_place; a task from another CPU keeps its distance to min_vruntime. */
 static void wfq_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct wfq_cpu *c = wfq_cpu(cpu);
 	struct wfq_task *t = wt(p);
-	u64 floor = c->min_vruntime - param_ns(&slice_ms, NSEC_PER_MSEC, t->weight);
+	u64 floor = c->min_vruntime - param_ns(slice_ms, NSEC_PER_MSEC, t->weight);
 
 	if (t->cpu < 0)
 		t->vruntime = c->min_vruntime;
@@ -196,19 +142,18 @@ static void wfq_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	t->cpu = cpu;
 	account(p, true);
 	to_wait(p, cpu, SAAKM_READY);
-	update_min(c);
 }
 
 /* A wakeup (or a move): place, then ask for the CPU if @p is far behind. */
 static void wfq_unblock_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	struct wfq_cpu *c = wfq_cpu(cpu);
+	struct task_struct *curr = wfq_cpu(cpu)->curr;
 
 	wfq_place(pol, p, cpu);
-	if (!c->curr)
+	if (!curr)
 		return;
-	charge(c, c->curr);	/* its clock may lag: preempt() checks again */
-	if (lead(p, c->curr) > param_ns(&wakeup_gran_us, NSEC_PER_USEC, wt(p)->weight))
+	charge(wfq_cpu(cpu), curr);	/* its clock may lag: preempt() checks again */
+	if (lead(p, curr) > param_ns(wakeup_gran_us, NSEC_PER_USEC, wt(p)->weight))
 		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
 }
 
@@ -228,142 +173,113 @@ static int wfq_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
 	struct wfq_task *t = kzalloc(sizeof(*t), GFP_ATOMIC);
 
-	if (!t) {
+	if (!t) {	/* the policy is ejected: no callback will see @p */
 		saakm_policy_error(pol, "no memory for task %d", p->pid);
 		return task_cpu(p);
 	}
-	t->weight = saakm_nice_weight(task_nice(p));
-	t->cpu = -1;
-	t->p = p;
-	t->exec_seen = p->se.sum_exec_runtime;
+	*t = (struct wfq_task){ .p = p, .weight = saakm_nice_weight(task_nice(p)), .cpu = -1,
+				.exec_seen = saakm_exec_ns(p) };
 	INIT_LIST_HEAD(&t->node);
 	*saakm_task_data(p) = t;
 	return wfq_select_cpu(pol, p);
 }
 
-/*
- * The task that waited longer than max_wait_ms of this CPU's time, if any:
- * weights as far apart as nice -20 and 19 would make a task wait for
- * seconds, which the class's watchdog takes for a stall.
- */
+/* Waited max_wait_ms: at nice -20 vs 19 it would wait for seconds, a stall to the watchdog. */
 static struct task_struct *starving(struct wfq_cpu *c)
 {
 	struct wfq_task *old = list_first_entry_or_null(&c->waiting, struct wfq_task, node);
 
-	if (old && c->clock - old->ready_at > param_ns(&max_wait_ms, NSEC_PER_MSEC, 1024))
-		return old->p;
-	return NULL;
+	return old && c->clock - old->ready_at > param_ns(max_wait_ms, NSEC_PER_MSEC, 1024) ?
+	       old->p : NULL;
 }
 
-/* The leftmost task, or a starving one. */
+/* @p runs: from schedule(), or a core scheduling pick first seen in tick(). */
+static struct task_struct *run(struct task_struct *p, int cpu)
+{
+	list_del_init(&wt(p)->node);
+	wt(p)->moved = false;
+	wfq_cpu(cpu)->curr = p;
+	charge(wfq_cpu(cpu), p);
+	return saakm_rq_first(&wfq_cpu(cpu)->rq);
+}
+
 static struct task_struct *wfq_schedule(struct saakm_policy *pol, int cpu)
 {
-	struct wfq_cpu *c = wfq_cpu(cpu);
-	struct task_struct *p = starving(c) ?: saakm_rq_first(&c->rq);
+	struct task_struct *p = starving(wfq_cpu(cpu)) ?: saakm_rq_first(&wfq_cpu(cpu)->rq);
 
-	if (!p)
-		return NULL;
-	list_del_init(&wt(p)->node);
-	saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
-	c->curr = p;
-	wt(p)->moved = false;
-	update_min(c);
+	if (p) {
+		saakm_change_state(p, SAAKM_RUNNING, cpu, NULL);
+		run(p, cpu);
+	}
 	return p;
 }
 
-/* @p stops running on @cpu (if it ran): charge it. */
-static void stop(struct task_struct *p, int cpu)
+/* @p leaves @cpu's CPU (charged) or tree (block(): also a READY task the class moves). */
+static void leave(struct task_struct *p, int cpu, enum saakm_task_state state)
 {
-	struct wfq_cpu *c = wfq_cpu(cpu);
-
-	if (c->curr == p) {
-		charge(c, p);
-		c->curr = NULL;
+	if (wfq_cpu(cpu)->curr == p) {
+		charge(wfq_cpu(cpu), p);
+		wfq_cpu(cpu)->curr = NULL;
 	}
+	list_del_init(&wt(p)->node);
+	if (state == SAAKM_READY || state == SAAKM_READY_TICK) {
+		to_wait(p, cpu, state);
+		return;
+	}
+	account(p, false);
+	saakm_change_state(p, state, -1, NULL);
 }
 
-/* @p stops running on @cpu but stays runnable: back in the tree. */
-static void requeue(struct task_struct *p, int cpu, enum saakm_task_state state)
-{
-	stop(p, cpu);
-	to_wait(p, cpu, state);
-}
-
-/* Also called for a READY task that the class moves to another CPU. */
 static void wfq_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	stop(p, cpu);
-	list_del_init(&wt(p)->node);
-	account(p, false);
-	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
+	leave(p, cpu, SAAKM_BLOCKED);
+}
+
+static void wfq_terminate(struct saakm_policy *pol, struct task_struct *p)
+{
+	leave(p, task_cpu(p), SAAKM_TERMINATED);
 }
 
 static void wfq_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	requeue(p, cpu, SAAKM_READY);
-}
-
-/* @p runs on @cpu: bring its vruntime up to date; return the leftmost task. */
-static struct task_struct *update_curr(struct task_struct *p, int cpu)
-{
-	struct wfq_cpu *c = wfq_cpu(cpu);
-
-	c->curr = p;	/* also if the class started it without schedule() */
-	charge(c, p);
-	return saakm_rq_first(&c->rq);
+	leave(p, cpu, SAAKM_READY);
 }
 
 /* After its slice, @p gives way to a task that has not run more, or starves. */
 static void wfq_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	struct task_struct *first = update_curr(p, cpu);
+	struct task_struct *first = run(p, cpu);
 	unsigned int idle = cpumask_any_but(&wfq_idle, cpu);
 
-	if (!first)
-		return;
 	/* NOHZ balancing: tasks wait here, so wake an idle CPU: it will pull */
-	if (idle < nr_cpu_ids)
+	if (first && idle < nr_cpu_ids)
 		saakm_kick_cpu(pol, idle, 0);
-	if (saakm_running_ns(p) >= param_ns(&slice_ms, NSEC_PER_MSEC, 1024) &&
+	if (first && saakm_running_ns(p) >= param_ns(slice_ms, NSEC_PER_MSEC, 1024) &&
 	    (lead(first, p) >= 0 || starving(wfq_cpu(cpu))))
-		requeue(p, cpu, SAAKM_READY_TICK);
+		leave(p, cpu, SAAKM_READY_TICK);
 }
 
 /* A wakeup kicked @cpu (see wfq_unblock_place()): check with fresh figures. */
 static void wfq_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
-	struct task_struct *first = update_curr(p, cpu);
+	struct task_struct *first = run(p, cpu);
 
-	if (first && lead(first, p) > param_ns(&wakeup_gran_us, NSEC_PER_USEC, wt(first)->weight))
-		requeue(p, cpu, SAAKM_READY_TICK);
-}
-
-static void wfq_terminate(struct saakm_policy *pol, struct task_struct *p)
-{
-	stop(p, task_cpu(p));
-	if (wt(p)) {
-		list_del_init(&wt(p)->node);
-		account(p, false);
-	}
-	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
+	if (first && lead(first, p) > param_ns(wakeup_gran_us, NSEC_PER_USEC, wt(first)->weight))
+		leave(p, cpu, SAAKM_READY_TICK);
 }
 
 static void wfq_free_metadata(struct saakm_policy *pol, struct task_struct *p)
 {
-	kfree(wt(p));
-	*saakm_task_data(p) = NULL;
+	kfree(wt(p));	/* the class clears saakm_task_data() */
 }
 
-/*
- * newly_idle, balancing_select: the busiest CPU with a task waiting, if more
- * loaded than @cpu, or -1. Unlocked reads: balance_pick() decides.
- */
+/* newly_idle, balancing_select: the busiest CPU with a task waiting, or -1. */
 static int wfq_busiest(struct saakm_policy *pol, int cpu)
 {
 	unsigned long load, max = READ_ONCE(wfq_cpu(cpu)->load);
 	int other, best = -1;
 
-	for_each_online_cpu(other) {
+	for_each_online_cpu(other) {	/* unlocked: balance_pick() decides */
 		load = READ_ONCE(wfq_cpu(other)->load);
 		if (load > max && saakm_rq_len(&wfq_cpu(other)->rq)) {
 			best = other;
@@ -373,35 +289,22 @@ static int wfq_busiest(struct saakm_policy *pol, int cpu)
 	return best;
 }
 
-/* May @p (weight @w) move to @dst, whose load is lower by @diff? */
-static bool may_move(struct task_struct *p, long w, long diff, int dst)
-{
-	struct task_struct *curr = wfq_cpu(dst)->curr;
-
-	if (wt(p)->moved || !saakm_can_migrate(p, dst))
-		return false;
-	/* an equal swap only to share with a task that had more service */
-	return !wfq_cpu(dst)->load || w < diff ||
-	       (w == diff && curr && wt(p)->service < wt(curr)->service);
-}
-
 /*
- * Both CPUs locked: the waiting task whose move evens the loads best, of
- * weight w < the difference d (any for an idle @dst). At w == d the move
- * swaps the sides: it is how 3 equal tasks on 2 CPUs take turns, the one
- * alone giving way to a task that had less service. A task moves again
- * only after it ran where it went, so two CPUs balancing at once do not
- * bounce it. Called again after each move (up to balance_max).
+ * The waiting task whose move evens the loads best, lighter than their
+ * difference (any for an idle @dst). An equal one swaps the sides if it had
+ * less service than @dst's task: so 3 equal tasks on 2 CPUs take turns. A
+ * task moves again only after it ran where it went (no bouncing).
  */
 static struct task_struct *wfq_balance_pick(struct saakm_policy *pol, int src, int dst)
 {
-	long diff = (long)wfq_cpu(src)->load - (long)wfq_cpu(dst)->load;
-	long w, gap, best_gap = 0;
-	struct task_struct *p, *best = NULL;
+	long diff = (long)wfq_cpu(src)->load - (long)wfq_cpu(dst)->load, w, gap, best_gap = 0;
+	struct task_struct *p, *best = NULL, *curr = wfq_cpu(dst)->curr;
 
 	saakm_rq_for_each(p, &wfq_cpu(src)->rq) {
 		w = wt(p)->weight;
-		if (!may_move(p, w, diff, dst))
+		if (wt(p)->moved || !saakm_can_migrate(p, dst) ||
+		    (wfq_cpu(dst)->load && w > diff) || (wfq_cpu(dst)->load && w == diff &&
+		     !(curr && wt(p)->service < wt(curr)->service)))
 			continue;
 		gap = diff > 2 * w ? diff - 2 * w : 2 * w - diff;
 		if (!best || gap < best_gap) {
@@ -411,9 +314,7 @@ static struct task_struct *wfq_balance_pick(struct saakm_policy *pol, int src, i
 	}
 	if (best) {
 		wt(best)->moved = true;
-		list_del_init(&wt(best)->node);
-		account(best, false);
-		saakm_change_state(best, SAAKM_MIGRATING, -1, NULL);
+		leave(best, src, SAAKM_MIGRATING);
 	}
 	return best;
 }
@@ -433,26 +334,20 @@ static void wfq_exit_idle(struct saakm_policy *pol, int cpu)
 static int wfq_checkparam_attr(struct saakm_policy *pol, struct task_struct *p,
 			       const struct saakm_attr *attr)
 {
-	if (attr->size || attr->nice < MIN_NICE || attr->nice > MAX_NICE)
-		return -EINVAL;
-	return 0;
+	return attr->size || attr->nice < MIN_NICE || attr->nice > MAX_NICE ? -EINVAL : 0;
 }
 
 /* A new weight applies from now on: charge the running part at the old one. */
 static void wfq_setparam_attr(struct saakm_policy *pol, struct task_struct *p,
 			      const struct saakm_attr *attr)
 {
-	struct wfq_task *t = wt(p);
-	bool counted = t && t->counted;
+	bool counted = wt(p)->counted;
 
-	if (!t)
-		return;
 	if (saakm_task_state(p) == SAAKM_RUNNING)
 		charge(wfq_cpu(task_cpu(p)), p);
 	account(p, false);
-	t->weight = saakm_nice_weight(attr->nice);
-	if (counted)
-		account(p, true);
+	wt(p)->weight = saakm_nice_weight(attr->nice);
+	account(p, counted);
 }
 
 static struct saakm_ops wfq_ops = {
@@ -487,8 +382,8 @@ static int __init wfq_init(void)
 		saakm_rq_init(&wfq_cpu(cpu)->rq, SAAKM_RQ_RBTREE, wfq_less, cpu);
 		INIT_LIST_HEAD(&wfq_cpu(cpu)->waiting);
 	}
-	wfq_ops.balance_ms = balance_ms.val;
-	wfq_ops.balance_max = balance_max.val;
+	wfq_ops.balance_ms = balance_ms;
+	wfq_ops.balance_max = balance_max;
 	wfq = saakm_register_policy(&wfq_ops, NULL);
 	return PTR_ERR_OR_ZERO(wfq);
 }

@@ -679,6 +679,18 @@ static inline int nr_cpus(void)
 }
 
 /*
+ * A test that needs @n CPUs (the suite also runs with --cpus 1) calls this
+ * first: with fewer online, it reports @what as skipped and exits.
+ */
+static inline void require_cpus(int n, const char *what)
+{
+	if (nr_cpus() >= n)
+		return;
+	tap_skip(what, "needs %d CPUs", n);
+	exit(tap_done());
+}
+
+/*
  * Workers for forked children: they run until the parent sets *stop, a flag
  * in memory shared across fork (stop_init() maps it).
  */

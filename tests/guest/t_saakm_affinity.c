@@ -26,10 +26,7 @@ int main(void)
 	int last = nr_cpus() - 1, id, ok;
 	pid_t t[4];
 
-	if (nr_cpus() < 2) {
-		tap_skip("affinity and hotplug", "needs 2 CPUs");
-		return tap_done();
-	}
+	require_cpus(2, "affinity and hotplug");
 	stop_init();
 	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
 	TAP_CHECK(id > 0, "fifo loaded");

@@ -126,7 +126,7 @@ static void check_topology(int ncpus)
 
 int main(void)
 {
-	struct saakm_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_SAAKM };
+	struct saakm_sched_attr a = { .size = sizeof(a), .sched_policy = SCHED_SAAKM }, got = { 0 };
 	char blob[8] = "hello";
 	pid_t kids[4], spin[3];
 	int ncpus = nr_cpus(), id, ok;
@@ -177,6 +177,8 @@ int main(void)
 	a.sched_runtime = 2000000;
 	TAP_CHECK(sys_setattr(0, &a) == 0 && read_param("last_runtime") == 2000000,
 		  "sched_runtime reaches setparam_attr as attr->runtime");
+	TAP_CHECK(sys_getattr(0, &got, sizeof(got)) == 0 && got.sched_runtime == 2000000,
+		  "sched_getattr reports the sched_runtime asked for");
 	a.sched_runtime = 0;
 	a.sched_nice = 20;
 	TAP_CHECK(sys_setattr(0, &a) == -EINVAL, "nice 20 is refused (EINVAL), not clamped");

@@ -5,12 +5,18 @@
  * /proc/saakm/errors, every task it had is back under SCHED_NORMAL and
  * finishes, and the module still unloads. Prints the time from arming the
  * fault to the ejection.
+ *
+ * The second is SAAKM_TIMEOUT_SCALE seconds in the debug pass: there the
+ * watchdog's work item runs late, and the stall faults (starve, never_pick)
+ * were seen ejected after up to 1.97 s on a quiet host and past 2 s in CI,
+ * against at most 1.15 s on the normal kernel.
  */
 #include "saakm_test.h"
 #include <signal.h>
 #include <sys/mman.h>
 
 #define TIMEOUT_MS 1000
+#define SLACK_MS (1000 * timeout_scale())
 
 /* Sleep/wake with a sched_yield(), for the yield event. */
 static int yielder(long unused __attribute__((unused)))
@@ -68,12 +74,12 @@ static void one_fault(const char *fault, const char *in, const char *expect)
 		ok &= saakm_join(w[i], id, 0) == 0;
 	usleep(100000);
 	write_file("/sys/module/saakm_faulty/parameters/armed", "1");
-	ms = wait_ejected("faulty", reason, sizeof(reason), TIMEOUT_MS + 4000);
+	ms = wait_ejected("faulty", reason, sizeof(reason), TIMEOUT_MS + SLACK_MS + 3000);
 
 	printf("# fault %s%s%s: ejected after %ld ms: %s\n", fault, *in ? " in " : "", in, ms, reason);
-	snprintf(desc, sizeof(desc), "%s%s%s: ejected within timeout + 1 s (%ld ms)",
-		 fault, *in ? "@" : "", in, ms);
-	TAP_CHECK(ok && ms >= 0 && ms <= TIMEOUT_MS + 1000, desc);
+	snprintf(desc, sizeof(desc), "%s%s%s: ejected within timeout + %d s (%ld ms)",
+		 fault, *in ? "@" : "", in, SLACK_MS / 1000, ms);
+	TAP_CHECK(ok && ms >= 0 && ms <= TIMEOUT_MS + SLACK_MS, desc);
 	snprintf(desc, sizeof(desc), "%s: reason names the fault (%s)", fault, expect);
 	TAP_CHECK(strstr(reason, expect) != NULL, desc);
 

@@ -11,13 +11,34 @@
  * max-min share of the CPUs: water-filling with the fair class's weights,
  * each task capped by its demand (spin / (spin + sleep)), the total by the
  * number of CPUs. The same seed gives every scheduler the same tasks.
+ *
+ * That share assumes a task runs as soon as its sleep ends. In a TCG guest
+ * on a loaded host wakeups are late, so short bursts after long sleeps get
+ * less than their share under any scheduler: the kernel's EEVDF was seen
+ * giving one 51% of it. So a task below 50% of its share counts as starved
+ * only if it also got less than half of what EEVDF gave it in the same run:
+ * the model share where the reference could deliver it, the reference's
+ * figure where it could not.
+ *
+ * For the three tasks furthest below their share, and the heavy short
+ * sleepers (nice -10, 1 ms bursts: the kind the eevdf port once starved,
+ * see docs/benchmarks.md), it prints bursts per second, CPU time per burst,
+ * how late their wakeups ran, and how often a burst began on another CPU.
  */
 #include "saakm_test.h"
 #include <sys/resource.h>
 
+/*
+ * It takes 150-180 s (three schedulers, 30 s each). In make test since
+ * 2026-11-23, when the eevdf port's starvation guard stopped starving heavy
+ * frequent sleepers (docs/benchmarks.md).
+ */
 SAAKM_TAG("timeout=400");
-/* Opt-in until it has passed 5 runs on the final code (the house rule for new tests). */
-SAAKM_TAG("opt-in");
+/*
+ * Normal kernel only, as saakm_fair: on the debug kernel it passed but took
+ * 684 s (2026-11-23), and lockdep and KASAN costs are not what it judges.
+ */
+SAAKM_TAG("normal-only");
 
 #define NR_TASKS	200
 #define SECS		30.0
@@ -34,10 +55,21 @@ struct task {
 	double spin_s, sleep_s;
 	double share;		/* fair share, fraction of a CPU */
 	long long ns;		/* CPU time during the run */
+	long long ref_ns;	/* ... under EEVDF, the reference */
+};
+
+/* Per task, written by the task, zeroed when the measurement starts. */
+struct burst_stats {
+	long long bursts;	/* spin bursts begun */
+	long long cpu_ns;	/* CPU time received during them */
+	long long late_ns;	/* sleeps' overshoot: wakeup to running again */
+	long long moves;	/* bursts begun on another CPU than the last */
+	int last_cpu;
 };
 
 static struct task tasks[NR_TASKS];
 static volatile int *ready;	/* shared: tasks that joined */
+static struct burst_stats *bstats;	/* shared: NR_TASKS of them */
 static int cur_id;		/* SaaKM policy id; 0: EEVDF */
 
 static int worker(long i)
@@ -53,9 +85,21 @@ static int worker(long i)
 		return 1;
 	__sync_fetch_and_add(ready, 1);
 	while (!*stop) {
+		struct burst_stats *b = &bstats[i];
+		long long c0 = thread_cpu_ns();
+		int cpu = sched_getcpu();
+		double t;
+
+		b->moves += cpu != b->last_cpu;
+		b->last_cpu = cpu;
+		b->bursts++;
 		spin_for(tasks[i].spin_s);
-		if (tasks[i].sleep_s > 0)
+		b->cpu_ns += thread_cpu_ns() - c0;
+		if (tasks[i].sleep_s > 0) {
+			t = now_s() + tasks[i].sleep_s;
 			usleep((useconds_t)(tasks[i].sleep_s * 1e6));
+			b->late_ns += (long long)((now_s() - t) * 1e9);
+		}
 	}
 	return 0;
 }
@@ -92,12 +136,53 @@ static void fair_shares(int cpus)
 	}
 }
 
-/* Run the 200 tasks under policy @id (0: EEVDF); how many got < 50% of their share. */
+/*
+ * Starved: below 50% of its fair share and (after the reference run) below
+ * half of what EEVDF gave it. Its fraction of the share in *@frac.
+ */
+static int starved_task(const struct task *t, int reference, double *frac)
+{
+	*frac = t->ns / (SECS * 1e9) / t->share;
+	return *frac < 0.5 && (reference || t->ns < t->ref_ns / 2);
+}
+
+/* One task's figures: what it got, per burst and per wakeup. */
+static void print_task(const char *label, int i)
+{
+	const struct burst_stats *b = &bstats[i];
+	long long n = b->bursts ? b->bursts : 1;
+
+	printf("#   %s task %d: nice %d spin %.0f sleep %.0f ms: %.2f%% of a CPU (share %.2f%%), "
+	       "%.0f bursts/s of %.2f ms CPU, woken %.2f ms late, %.0f%% on another CPU\n",
+	       label, i, tasks[i].nice, tasks[i].spin_s * 1e3, tasks[i].sleep_s * 1e3,
+	       tasks[i].ns / (SECS * 1e9) * 100, tasks[i].share * 100, b->bursts / SECS,
+	       b->cpu_ns / 1e6 / n, b->late_ns / 1e6 / n, 100.0 * b->moves / n);
+}
+
+/* The three tasks with the lowest fraction of their share. */
+static void print_worst(const char *label)
+{
+	int i, k, w[3] = { -1, -1, -1 };
+
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < NR_TASKS; i++)
+			if (i != w[0] && i != w[1] && (w[k] < 0 ||
+			    tasks[i].ns / tasks[i].share < tasks[w[k]].ns / tasks[w[k]].share))
+				w[k] = i;
+	for (k = 0; k < 3; k++)
+		print_task(label, w[k]);
+	for (i = 0; i < NR_TASKS; i++)	/* the kind that failed: heavy, short, frequent */
+		if (tasks[i].nice == -10 && tasks[i].spin_s < 0.0015 && i != w[0] && i != w[1] &&
+		    i != w[2])
+			print_task(label, i);
+}
+
+/* Run the 200 tasks under policy @id (0: EEVDF, the reference); how many starved. */
 static int run(const char *label, int id, int *joined_all)
 {
 	pid_t pids[NR_TASKS];
 	long long t0[NR_TASKS];
-	int i, starved = 0, worst = -1;
+	int i, starved = 0, below = 0, worst = -1;
 	double worst_frac = 1e9, frac;
 
 	cur_id = id;
@@ -110,6 +195,8 @@ static int run(const char *label, int id, int *joined_all)
 	*joined_all = *ready == NR_TASKS;
 	for (i = 0; i < NR_TASKS; i++)
 		t0[i] = task_runtime_ns(pids[i]);
+	for (i = 0; i < NR_TASKS; i++)
+		bstats[i].bursts = bstats[i].cpu_ns = bstats[i].late_ns = bstats[i].moves = 0;
 	usleep((useconds_t)(SECS * 1e6));
 	for (i = 0; i < NR_TASKS; i++)
 		tasks[i].ns = task_runtime_ns(pids[i]) - t0[i];
@@ -117,18 +204,21 @@ static int run(const char *label, int id, int *joined_all)
 	for (i = 0; i < NR_TASKS; i++)
 		reaped_ok(pids[i]);
 	for (i = 0; i < NR_TASKS; i++) {
-		frac = tasks[i].ns / (SECS * 1e9) / tasks[i].share;
-		starved += frac < 0.5;
+		starved += starved_task(&tasks[i], id == 0, &frac);
+		below += frac < 0.5;
+		if (id == 0)
+			tasks[i].ref_ns = tasks[i].ns;
 		if (frac < worst_frac) {
 			worst_frac = frac;
 			worst = i;
 		}
 	}
-	printf("# %s: %d of %d tasks below 50%% of their fair share; the worst: nice %d, "
-	       "spin %.1f ms sleep %.1f ms, got %.1f%% of a CPU for a share of %.1f%% (%.0f%%)\n",
-	       label, starved, NR_TASKS, tasks[worst].nice, tasks[worst].spin_s * 1e3,
+	print_worst(label);
+	printf("# %s: %d of %d tasks below 50%% of their fair share, %d starved; the worst: nice %d, "
+	       "spin %.1f ms sleep %.1f ms, got %.1f%% of a CPU for a share of %.1f%% (%.0f%%; EEVDF gave it %.1f%%)\n",
+	       label, below, NR_TASKS, starved, tasks[worst].nice, tasks[worst].spin_s * 1e3,
 	       tasks[worst].sleep_s * 1e3, tasks[worst].ns / (SECS * 1e9) * 100,
-	       tasks[worst].share * 100, worst_frac * 100);
+	       tasks[worst].share * 100, worst_frac * 100, tasks[worst].ref_ns / (SECS * 1e9) * 100);
 	return starved;
 }
 
@@ -143,6 +233,7 @@ int main(void)
 
 	stop_init();
 	ready = shared_mem(sizeof(*ready));
+	bstats = shared_mem(NR_TASKS * sizeof(*bstats));
 	srand(20261122);
 	for (i = 0; i < NR_TASKS; i++) {
 		tasks[i].nice = rand() % 21 - 10;
@@ -152,7 +243,7 @@ int main(void)
 	fair_shares(nr_cpus());
 
 	starved = run("EEVDF (reference)", 0, &joined);
-	printf("# EEVDF: %d tasks starved\n", starved);
+	printf("# EEVDF: %d tasks below 50%% of their fair share\n", starved);
 	for (size_t k = 0; k < sizeof(pols) / sizeof(pols[0]); k++) {
 		snprintf(path, sizeof(path), "%s/%s", getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".",
 			 pols[k].path);
@@ -170,7 +261,8 @@ int main(void)
 		TAP_CHECK(joined, desc);
 		snprintf(desc, sizeof(desc), "%s: no stall or ejection in %.0f s", pols[k].name, SECS);
 		TAP_CHECK(policy_enabled(pols[k].name), desc);
-		snprintf(desc, sizeof(desc), "%s: every task got >= 50%% of its fair share (%d did not)",
+		snprintf(desc, sizeof(desc),
+			 "%s: every task got >= 50%% of its fair share or of what EEVDF gave it (%d did not)",
 			 pols[k].name, starved);
 		TAP_CHECK(starved == 0, desc);
 		unload_module(pols[k].module);

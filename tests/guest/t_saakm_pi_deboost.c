@@ -133,10 +133,7 @@ int main(void)
 	int hj, wj;
 	char why[256] = "";
 
-	if (nr_cpus() < 2) {
-		tap_skip("PI deboost keeps a SaaKM task running", "needs 2 CPUs");
-		return tap_done();
-	}
+	require_cpus(2, "PI deboost keeps a SaaKM task running");
 	pin_to(0, WAITER_CPU);
 	pthread_mutexattr_init(&ma);
 	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);

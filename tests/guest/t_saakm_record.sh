@@ -2,7 +2,7 @@
 # saakm record / saakm replay end to end: record the FIFO policy while a
 # small workload runs in it (four children that spin, sleep and exit, and
 # hackbench if installed), check the recording (records, nothing lost, the
-# module's parameters, the tracefs instance and the knob cleaned up), then
+# module's parameters, the knob off and the kernel's buffers freed), then
 # replay it against policies/fifo/saakm_fifo.c compiled for user space:
 # every record must match. A LIFO variant of fifo (one line changed) must
 # diverge, and trace-json must give valid JSON. Done twice: with fifo's
@@ -10,7 +10,8 @@
 # with steal=1 a divergence at a newly_idle answer is a skip, not a
 # failure: newly_idle reads other CPUs' queues without their lock, and a
 # read that raced with a change cannot always be replayed.
-# Needs the kernel's recorder (/sys/kernel/saakm/record) and gcc.
+# Needs the kernel's recorder (/sys/kernel/saakm/record,
+# /proc/saakm/record_buf) and gcc.
 # saakm-test: timeout=600
 # shellcheck disable=SC2015 # "A && ok || not_ok", as in the other tests
 . "$(dirname "$0")/lib.sh"
@@ -18,10 +19,9 @@
 saakm=$SAAKM_CLI
 ko=$SAAKM_ROOT/policies/fifo/saakm_fifo.ko
 src=$SAAKM_ROOT/policies/fifo/saakm_fifo.c
-tr=/sys/kernel/tracing
 knob=/sys/kernel/saakm/record
+buf=/proc/saakm/record_buf
 tmp=$(mktemp -d)
-tracefs_mounted=
 # replay programs are cached per user: keep this test's apart
 export XDG_CACHE_HOME=$tmp/cache
 
@@ -30,17 +30,13 @@ rec_exit() {
 	trap - EXIT
 	[ -w "$knob" ] && echo 0 >"$knob"
 	saakm_cleanup
-	[ -d "$tr/instances/saakm-record" ] && rmdir "$tr/instances/saakm-record"
-	[ -n "$tracefs_mounted" ] && umount "$tr"
+	[ -w "$buf" ] && echo 0 >"$buf"
 	rm -rf "$tmp"
 	exit "$_rc"
 }
 trap rec_exit EXIT
 
-if [ ! -e "$tr/instances" ]; then
-	mount -t tracefs nodev "$tr" 2>/dev/null && tracefs_mounted=1
-fi
-if [ ! -e "$knob" ] || [ ! -d "$tr/events/saakm/saakm_record" ]; then
+if [ ! -e "$knob" ] || [ ! -e "$buf" ]; then
 	skip "record and replay fifo" "this kernel has no SaaKM recorder ($knob)"
 	done_testing
 fi
@@ -82,9 +78,11 @@ round() {
 	[ "$_rc" = 0 ] && ok "$_name: saakm record of the workload" ||
 		not_ok "$_name: saakm record of the workload" "status $_rc"
 	check "$_name: fifo unloads" rmmod saakm_fifo
-	[ ! -d "$tr/instances/saakm-record" ] && [ "$(cat "$knob")" = 0 ] &&
-		ok "$_name: tracefs instance removed, knob back to 0" ||
-		not_ok "$_name: tracefs instance removed, knob back to 0" "knob $(cat "$knob")"
+	# struct saakm_rec_buf_info: buf_kb (u32 at byte 20) is 0 once freed
+	_kb=$(head -c 40 "$buf" | od -An -t u4 -j 20 -N 4 | tr -d ' ')
+	[ "$_kb" = 0 ] && [ "$(cat "$knob")" = 0 ] &&
+		ok "$_name: knob back to 0, the kernel's buffers freed" ||
+		not_ok "$_name: knob back to 0, the kernel's buffers freed" "knob $(cat "$knob"), buffers of ${_kb:-?} KiB"
 
 	_head=$("$saakm" dump "$_rec" 2>&1 | head -2)
 	_n=$(echo "$_head" | sed -n 's/.* records=\([0-9]*\) .*/\1/p')
@@ -92,6 +90,12 @@ round() {
 	diag "$_name: $(echo "$_head" | tr '\n' ' ')"
 	[ "${_n:-0}" -gt 100 ] && [ "$_lost" = 0 ] && ok "$_name: recording has records and lost none" ||
 		not_ok "$_name: recording has records and lost none" "$_head"
+	# the kernel folds a call's RET and its first STATE into its CALL's
+	# slot: fewer slots than records that are not RETs
+	_sum=$(sed -n 's/^saakm: \([0-9]*\) records (\([0-9]*\) calls, \([0-9]*\) slots).*/\1 \2 \3/p' "$tmp/$_name.out")
+	echo "$_sum" | awk 'NF == 3 && $3 < $1 - $2 { ok = 1 } END { exit !ok }' &&
+		ok "$_name: STATEs folded into their calls' slots (records, calls, slots: $_sum)" ||
+		not_ok "$_name: STATEs folded into their calls' slots" "records, calls, slots: ${_sum:-not in the summary}"
 	echo "$_head" | grep -q "policy=fifo module=saakm_fifo " && echo "$_head" | grep -q "slice_ms=20" &&
 		ok "$_name: header names the policy, module and parameters" ||
 		not_ok "$_name: header names the policy, module and parameters" "$_head"

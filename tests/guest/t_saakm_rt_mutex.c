@@ -235,10 +235,7 @@ static void cleanup(void)
 
 int main(void)
 {
-	if (nr_cpus() < 2) {
-		tap_skip("SaaKM tasks under an RT hog", "needs 2 CPUs");
-		return tap_done();
-	}
+	require_cpus(2, "SaaKM tasks under an RT hog");
 	stop_init();
 	sh = shared_mem(sizeof(*sh));
 	atexit(cleanup);

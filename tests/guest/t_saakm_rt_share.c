@@ -165,10 +165,7 @@ int main(void)
 	double fair, mine;
 	int id;
 
-	if (nr_cpus() < 2) {
-		tap_skip("SaaKM share under an RT hog", "needs 2 CPUs");
-		return tap_done();
-	}
+	require_cpus(2, "SaaKM share under an RT hog");
 	stop_init();
 	sh = shared_mem(sizeof(*sh));
 	atexit(cleanup);

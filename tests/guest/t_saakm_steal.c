@@ -44,10 +44,7 @@ int main(void)
 {
 	int id, moved;
 
-	if (nr_cpus() < 2) {
-		tap_skip("work stealing", "needs 2 CPUs");
-		return tap_done();
-	}
+	require_cpus(2, "work stealing");
 	stop_init();
 
 	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", "steal=0");

@@ -114,10 +114,7 @@ int main(void)
 	double share, worst = 1;
 	int id, r;
 
-	if (nr_cpus() < 2) {
-		tap_skip("switching into SaaKM reschedules", "needs 2 CPUs");
-		return tap_done();
-	}
+	require_cpus(2, "switching into SaaKM reschedules");
 	stop_init();
 	sh = shared_mem(sizeof(*sh));
 	atexit(cleanup);

@@ -5,12 +5,13 @@
  * (usim_class.h): eligibility before deadline, deadline order, lag kept
  * across a sleep, wakeup preemption through saakm_kick_cpu(PREEMPT),
  * weights (nice 0 vs 5: 1024/335 = 3.06) and renicing, sched_runtime as
- * the slice (and its clamp), run-to-parity, PREEMPT_SHORT, yield,
+ * the slice (and its clamp, and its inheritance at fork), run-to-parity, PREEMPT_SHORT, yield,
  * balancing (newly idle, a moved task keeping the rest of its request,
  * periodic rotation of 3 tasks on 2 CPUs, the NOHZ kick), issue 10's mixed
- * load of 200 sleeping and spinning tasks (tests/policy/mixed_load.h), the
- * starvation guard, bad attributes and parameters, unload; and the cost of
- * a pick at 1, 10, 100 and 1000 queued tasks (printed, bounded).
+ * load of 200 sleeping and spinning tasks (tests/policy/mixed_load.h), also
+ * with a busy starvation guard, the guard, bad attributes and parameters,
+ * unload; and the cost of a pick at 1, 10, 100 and 1000 queued tasks
+ * (printed, bounded).
  *
  * The simulated CPUs tick every 4 ms, as HZ=250 kernels do; at one CPU the
  * base slice is 0.7 ms (factor 1 + ilog2(1)), so a nice 0 task's request
@@ -261,6 +262,29 @@ static void t_runtime_slice(void)
 }
 
 /*
+ * A forked task keeps its parent's sched_runtime as its slice, as fair.c's
+ * child keeps se->slice (sched_fork() resets it only with reset_on_fork):
+ * the child of a 20 ms parent runs 20 ms at a time next to a base-slice task
+ * (with the base slice it would run at most two ticks, see t_runtime_slice).
+ */
+static void t_fork_slice(void)
+{
+	int log[200], err, a;
+
+	START(.nr_cpus = 1);
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	EXPECT(uc_fork_from(1, 2) == 0);
+	EXPECT(uc_exit(1) == 0);
+	EXPECT(uc_fork(3, 0, 0, 0) == 0);
+	EXPECT(uc_advance(100 * MS) == 0);
+	sample(0, 200, log);
+	a = longest_run(log, 200, 2);
+	printf("#   child of a 20 ms parent: longest run %d ms (its own base slice: <= 8)\n", a);
+	EXPECT(a >= 20 && a <= 24);
+}
+
+/*
  * Run to parity: a task that got the CPU keeps it at wakeups while it is
  * eligible and its request lasts. A nice -5 task forked next to it has
  * the same vruntime and an earlier deadline (a shorter virtual slice):
@@ -433,6 +457,23 @@ static void t_mixed_load_wide(void)
 	struct mixed_load ml;
 
 	mixed(-20, 19, NULL, 5000, 30, &ml);
+}
+
+/*
+ * The guard must not cost the others their lag. A busy guard (1 s, where a
+ * slow guest's nice 10 tasks wait about 3 s for EEVDF's turn, so that the
+ * guard serves most of their runs) used to add each guarded tick to the
+ * task's debt, never paid off; the debts pushed V and everyone's lag up,
+ * and the lag above the bound was lost at each sleep: heavy tasks that
+ * sleep often got 25% of their share (the guest saw 30%). Now a guarded
+ * task starts from V, and the guard changes nothing else.
+ */
+static void t_mixed_load_busy_guard(void)
+{
+	struct mixed_load ml;
+
+	mixed(-10, 10, "starve_ms=1000", 5000, 30, &ml);
+	EXPECT(ml.starved == 0);
 }
 
 /* Why the guard: without it the lightest tasks wait past any watchdog. */
@@ -671,6 +712,7 @@ int main(void)
 	RUN(t_weights, "nice 0 vs 5 on one CPU: ratio within 5% of 3.06");
 	RUN(t_renice, "renice of a running and a waiting task: the new weights apply");
 	RUN(t_runtime_slice, "sched_runtime is the slice, clamped to 100 ms");
+	RUN(t_fork_slice, "a forked task keeps its parent's sched_runtime as its slice");
 	RUN(t_parity_on, "run to parity: a protected task keeps the CPU at a wakeup");
 	RUN(t_parity_off, "run_to_parity=N: the earlier deadline preempts at wakeup");
 	RUN(t_preempt_short, "PREEMPT_SHORT: a shorter request cuts in");
@@ -680,6 +722,7 @@ int main(void)
 	RUN(t_three_on_two, "3 hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
 	RUN(t_mixed_load, "200 mixed tasks, nice -10..10, 30 s: each >= half its fair share");
 	RUN(t_mixed_load_wide, "200 mixed tasks, nice -20..19, 30 s: no stall (5 s watchdog)");
+	RUN(t_mixed_load_busy_guard, "the same with a busy guard (starve_ms=1000): each >= half its share");
 	RUN(t_mixed_load_unguarded, "the same without the guard: the lightest get no tick in 10 s");
 	RUN(t_nohz_kick, "NOHZ kick: a busy tick wakes an idle CPU, which pulls");
 	RUN(t_starvation_guard, "starvation guard: nice 19 next to -20 runs every starve_ms");

@@ -22,10 +22,14 @@ static_assert(sizeof(struct saakm_rec) == 48, "struct saakm_rec is 48 bytes on e
 const char *const saakm_rec_kind_names[SAAKM_NR_REC_KINDS] = { SAAKM_REC_KINDS(X_KIND) };
 #undef X_KIND
 
-const char *const saakm_input_names[SAAKM_NR_INPUTS] = {
-	[SAAKM_INPUT_RUNNING_NS] = "running_ns",
-	[SAAKM_INPUT_CAN_MIGRATE] = "can_migrate",
-};
+#define X_INPUT(NAME, name)	[SAAKM_INPUT_##NAME] = #name,
+const char *const saakm_input_names[SAAKM_NR_INPUTS] = { SAAKM_INPUTS(X_INPUT) };
+#undef X_INPUT
+
+const char *saakm_input_name(unsigned int which)
+{
+	return which < SAAKM_NR_INPUTS ? saakm_input_names[which] : "?";
+}
 
 int saakm_rec_kind_index(const char *name)
 {
@@ -742,8 +746,7 @@ const char *saakm_rec_format(const struct saakm_rec *r, char *buf, size_t len)
 			snprintf(buf, len, "INPUT can_migrate pid %d dst %d = %llu", r->pid, r->a,
 				 (unsigned long long)r->c);
 		else
-			snprintf(buf, len, "INPUT %s pid %d = %llu",
-				 r->ev < SAAKM_NR_INPUTS ? saakm_input_names[r->ev] : "?", r->pid,
+			snprintf(buf, len, "INPUT %s pid %d = %llu", saakm_input_name(r->ev), r->pid,
 				 (unsigned long long)r->c);
 		break;
 	case SAAKM_REC_ERROR:
@@ -753,4 +756,86 @@ const char *saakm_rec_format(const struct saakm_rec *r, char *buf, size_t len)
 		snprintf(buf, len, "kind %u?", r->kind);
 	}
 	return buf;
+}
+
+/* --- the kernel's recording arrays -------------------------------------------------- */
+
+/*
+ * Append slot @sl to @rec: its record, and for a CALL the STATE and the RET
+ * folded into its slot. They are pushed out of order; the caller sorts.
+ */
+static int push_slot(struct saakm_recording *rec, const struct saakm_rec_slot *sl)
+{
+	struct saakm_rec r = {
+		.seq = sl->seq, .ts_ns = sl->ts_ns, .c = sl->c, .pid = sl->pid, .a = sl->a,
+		.b = sl->b, .cpu = sl->cpu, .kind = sl->kind, .ev = sl->ev, .on_cpu = sl->on_cpu,
+	};
+	int ret = saakm_rec_push(rec, &r);
+
+	if (ret || sl->kind != SAAKM_REC_CALL)
+		return ret;
+	if (sl->st_delta) {
+		struct saakm_rec st = {
+			.seq = sl->seq + sl->st_delta, .ts_ns = sl->ts_ns, .c = sl->st_old,
+			.pid = sl->st_pid, .a = sl->st_new, .b = sl->st_rq, .cpu = sl->st_cpu,
+			.kind = SAAKM_REC_STATE, .on_cpu = sl->on_cpu,
+		};
+
+		if ((ret = saakm_rec_push(rec, &st)))
+			return ret;
+	}
+	if (!sl->ret_delta)
+		return 0;
+	r.seq += sl->ret_delta;
+	r.kind = SAAKM_REC_RET;
+	r.a = sl->ret;
+	r.b = 0;
+	r.c = 0;
+	return saakm_rec_push(rec, &r);
+}
+
+int saakm_rec_read_buf(FILE *f, struct saakm_recording *rec, struct saakm_rec_buf_info *info,
+		       char *err, size_t errlen)
+{
+	struct saakm_rec_slot sl;
+	uint64_t n = 0;
+	int ret;
+
+	if (fread(info, sizeof(*info), 1, f) != 1)
+		return ferror(f) ? -EIO : fail(err, errlen, "too short for its header");
+	if (memcmp(info->magic, SAAKM_REC_BUF_MAGIC, sizeof(info->magic)))
+		return fail(err, errlen, "not the kernel's recording arrays (magic)");
+	if (info->rec_size != sizeof(sl))
+		return fail(err, errlen, "records of %u bytes, not %zu (another kernel version?)",
+			    info->rec_size, sizeof(sl));
+	/* the kernel says how many: read them all, then make sure that was all */
+	for (; n < info->nr_records && fread(&sl, sizeof(sl), 1, f) == 1; n++)
+		if ((ret = push_slot(rec, &sl)))
+			return ret;
+	if (ferror(f))
+		return -EIO;
+	if (n < info->nr_records)
+		return fail(err, errlen, "truncated: %llu of %llu slots",
+			    (unsigned long long)n, (unsigned long long)info->nr_records);
+	if (fgetc(f) != EOF)
+		return fail(err, errlen, "more than the %llu slots announced",
+			    (unsigned long long)info->nr_records);
+	return 0;
+}
+
+int saakm_rec_fill_times(struct saakm_recording *rec)
+{
+	uint64_t *last = calloc(UINT16_MAX + 1, sizeof(*last));	/* by on_cpu */
+
+	if (!last)
+		return -ENOMEM;
+	for (size_t i = 0; i < rec->nr; i++) {
+		struct saakm_rec *r = &rec->recs[i];
+
+		if (r->ts_ns < last[r->on_cpu])
+			r->ts_ns = last[r->on_cpu];
+		last[r->on_cpu] = r->ts_ns;
+	}
+	free(last);
+	return 0;
 }

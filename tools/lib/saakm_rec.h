@@ -35,9 +35,10 @@ enum saakm_rec_kind { SAAKM_REC_KINDS(SAAKM_X_REC_KIND) SAAKM_NR_REC_KINDS };
 extern const char *const saakm_rec_kind_names[SAAKM_NR_REC_KINDS];	/* "call", ... */
 int saakm_rec_kind_index(const char *name);
 
-/* Names of the SAAKM_INPUT_* values: "running_ns", "can_migrate". */
-#define SAAKM_NR_INPUTS 2
+/* Names of the input kinds, from SAAKM_INPUTS: "running_ns", ... */
 extern const char *const saakm_input_names[SAAKM_NR_INPUTS];
+/* The name of input @which, or "?" for an unknown one. */
+const char *saakm_input_name(unsigned int which);
 
 /* May a policy move a task from state @from to @to (SAAKM_TRANSITIONS)? */
 bool saakm_transition_ok(int from, int to);
@@ -128,6 +129,28 @@ int saakm_rec_sort(struct saakm_recording *rec, uint64_t *dup);
  * if none.
  */
 uint64_t saakm_rec_gaps(const struct saakm_rec *recs, size_t nr, uint64_t *first_missing);
+
+/* --- the kernel's recording arrays (/proc/saakm/record_buf) ------------------------ */
+
+/*
+ * Read the stream of /proc/saakm/record_buf from @f: its struct
+ * saakm_rec_buf_info into *@info, its records appended to @rec in the
+ * order read (each CPU's in turn: sort them), a RET folded into its CALL's
+ * slot as a record of its own after it. Return: 0, or -EINVAL with
+ * the reason in @err (not that stream, another record size, fewer or more
+ * records than announced), or -errno.
+ */
+int saakm_rec_read_buf(FILE *f, struct saakm_recording *rec, struct saakm_rec_buf_info *info,
+		       char *err, size_t errlen);
+
+/*
+ * Time the records of sorted @rec that the kernel did not time: within a
+ * callback it times only the CALL (the others have 0, or the CALL's time
+ * if unfolded from its slot). Each gets the time of the record before it
+ * on its CPU, if that is later: a CPU's times then never go back. Return:
+ * 0 or -ENOMEM.
+ */
+int saakm_rec_fill_times(struct saakm_recording *rec);
 
 /*
  * Events a ring buffer lost, from a tracefs per_cpu/cpuN/stats file:

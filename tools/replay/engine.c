@@ -10,8 +10,9 @@
  * and affinity), every FORCE (the class's own move) is applied, and what
  * the policy does is checked against the records of the call: the STATE
  * records (saakm_change_state()), the INPUT records (what
- * saakm_running_ns() / saakm_can_migrate() returned in the kernel: served
- * back to the policy) and the RET record (the CPU or task it returned).
+ * saakm_running_ns() / saakm_exec_ns() / saakm_can_migrate() returned in
+ * the kernel: served back to the policy) and the RET record (the CPU or
+ * task it returned).
  *
  * Calls on different CPUs interleave in a recording: a call's records are
  * those with its on_cpu (the emitting CPU) after its CALL, up to its RET.
@@ -214,7 +215,7 @@ static int on_input(void *ctx, int which, struct task_struct *p, int dst, unsign
 		if (which == SAAKM_INPUT_CAN_MIGRATE)
 			diverge(R.cur->next, "INPUT can_migrate pid %d dst %d (asked)", pid, dst);
 		else
-			diverge(R.cur->next, "INPUT %s pid %d (asked)", saakm_input_names[which & 1], pid);
+			diverge(R.cur->next, "INPUT %s pid %d (asked)", saakm_input_name(which), pid);
 		return 0;
 	}
 	*val = e->c;

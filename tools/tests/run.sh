@@ -32,6 +32,7 @@ fi
 run_program "libsaakm parser (test_parser)" "$O/tests/test_parser" "$here/fixtures"
 run_program "saakm CLI (t_cli.sh)" bash "$here/t_cli.sh" "$O/saakm"
 run_program "recording files (test_rec)" "$O/tests/test_rec" "$here/fixtures"
-run_program "saakm record/convert/trace-json (t_record.sh)" bash "$here/t_record.sh" "$O/saakm"
-run_program "saakm replay (t_replay.sh)" bash "$here/t_replay.sh" "$O/saakm" "$O/tests/gen_fifo"
+run_program "saakm record/convert/trace-json (t_record.sh)" bash "$here/t_record.sh" "$O/saakm" "$O/tests/mkbuf"
+run_program "saakm replay (t_replay.sh)" bash "$here/t_replay.sh" "$O/saakm" "$O/tests/gen_fifo" \
+	"$O/tests/gen_wfq"
 done_testing

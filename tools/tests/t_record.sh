@@ -1,29 +1,31 @@
 #!/bin/bash
 # Host test of 'saakm record', 'saakm convert', 'saakm dump' and 'saakm
-# trace-json' without a SaaKM kernel: a fake tracefs (SAAKM_TRACEFS), /sys
-# (SAAKM_SYS) and /proc/saakm (SAAKM_PROC). The recorded command plays the
-# kernel: it checks the instance was set up as SPEC.md says (clock mono, no
-# overwrite, event and knob on) and writes the trace text
-# (fixtures/record/fifo.trace) and ring-buffer stats into the instance.
-# Checks the file written, the loss detection, the cleanup (knob, tracing
-# and event off) after success, failure and SIGINT, and the JSON.
-# Usage: t_record.sh SAAKM_BINARY. Prints TAP (tests/guest/tap.sh).
+# trace-json' without a SaaKM kernel: a fake /sys (SAAKM_SYS), /proc/saakm
+# (SAAKM_PROC) and /proc/saakm/record_buf (SAAKM_RECORD_BUF, a plain file).
+# The recorded command plays the kernel: it checks the buffer size was
+# written and the knob is on, and writes what the kernel's arrays would
+# give (mkbuf, from fixtures/record/fifo.trace) into record_buf. Checks the
+# file written, the loss detection (seq gaps, dropped records), refused
+# arrays, the cleanup (knob off, buffers freed) after success, failure and
+# SIGINT, and the JSON.
+# Usage: t_record.sh SAAKM_BINARY MKBUF_BINARY. Prints TAP (tests/guest/tap.sh).
 set -u
 saakm=$1
+export MKBUF=$2
 here=$(cd "$(dirname "$0")" && pwd)
 fx=$here/fixtures
 . "$here/../../tests/guest/tap.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-export SAAKM_TRACEFS=$tmp/tracefs SAAKM_SYS=$tmp/sys SAAKM_PROC=$fx/basic
-inst=$SAAKM_TRACEFS/instances/saakm-record
+export SAAKM_SYS=$tmp/sys SAAKM_PROC=$fx/basic SAAKM_RECORD_BUF=$tmp/record_buf
 knob=$SAAKM_SYS/kernel/saakm/record
+buf=$SAAKM_RECORD_BUF
 
-# fresh: an empty fake tracefs and /sys with fifo's module parameters
+# fresh: an empty fake /sys with fifo's module parameters, no record_buf
 fresh() {
-	rm -rf "$SAAKM_TRACEFS" "$SAAKM_SYS"
-	mkdir -p "$SAAKM_TRACEFS/instances" "$SAAKM_SYS/kernel/saakm" \
+	rm -rf "$SAAKM_SYS" "$buf"
+	mkdir -p "$SAAKM_SYS/kernel/saakm" \
 		"$SAAKM_SYS/module/saakm_fifo/parameters" "$SAAKM_SYS/devices/system/cpu"
 	echo 0 >"$knob"
 	echo 20 >"$SAAKM_SYS/module/saakm_fifo/parameters/slice_ms"
@@ -32,27 +34,20 @@ fresh() {
 }
 
 # The "kernel": what the recorded command does. $1: sed script applied to
-# the fixture trace, $2: dropped events in cpu1's stats.
+# the fixture trace, $2: records the arrays dropped, $3: the buffer size
+# expected, $4: exit status, $5: the policy id the arrays name, $6: records
+# announced but missing.
 cat >"$tmp/kernel.sh" <<'EOF'
-inst=$SAAKM_TRACEFS/instances/saakm-record
 [ "$(cat "$SAAKM_SYS/kernel/saakm/record")" = 1 ] || { echo "knob not set" >&2; exit 9; }
-[ "$(cat "$inst/trace_clock")" = mono ] || { echo "clock not mono" >&2; exit 9; }
-[ "$(cat "$inst/options/overwrite")" = 0 ] || { echo "overwrite on" >&2; exit 9; }
-[ "$(cat "$inst/buffer_size_kb")" = "$3" ] || { echo "buffer size $(cat "$inst/buffer_size_kb")" >&2; exit 9; }
-[ "$(cat "$inst/tracing_on")" = 1 ] || { echo "tracing off" >&2; exit 9; }
-[ "$(cat "$inst/events/saakm/saakm_record/enable")" = 1 ] || { echo "event off" >&2; exit 9; }
-sed "$1" "$FIXTURE" >"$inst/trace"
-mkdir -p "$inst/per_cpu/cpu0" "$inst/per_cpu/cpu1"
-printf 'entries: %s\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n' "${5:-10}" >"$inst/per_cpu/cpu0/stats"
-printf 'entries: 10\noverrun: 0\ncommit overrun: 0\ndropped events: %s\n' "$2" >"$inst/per_cpu/cpu1/stats"
+[ "$(cat "$SAAKM_RECORD_BUF")" = "$3" ] || { echo "buffer size $(cat "$SAAKM_RECORD_BUF")" >&2; exit 9; }
+sed "$1" "$FIXTURE" | "$MKBUF" 1 "$2" "${5:-1}" "${6:-0}" >"$SAAKM_RECORD_BUF"
 exit "${4:-0}"
 EOF
 export FIXTURE=$fx/record/fifo.trace
 
-# cleaned: the knob, tracing and the event are off again
+# cleaned: the knob is off and the buffers freed
 cleaned() {
-	[ "$(cat "$knob")" = 0 ] && [ "$(cat "$inst/tracing_on")" = 0 ] &&
-		[ "$(cat "$inst/events/saakm/saakm_record/enable")" = 0 ]
+	[ "$(cat "$knob")" = 0 ] && [ "$(cat "$buf")" = 0 ]
 }
 
 # --- a recording -------------------------------------------------------------------
@@ -61,18 +56,19 @@ out=$("$saakm" record -p fifo -b 1024 -o "$tmp/a.rec" --no-join -- sh "$tmp/kern
 rc=$?
 [ "$rc" = 0 ] && ok "record: a command run under the recorder exits 0" ||
 	not_ok "record: a command run under the recorder exits 0" "status $rc: $out"
-grep -q "57 records (20 calls), 0 lost" <<<"$out" && ok "record: summary counts records and calls" ||
-	not_ok "record: summary counts records and calls" "$out"
-cleaned && ok "record: knob, tracing and event are off afterwards" ||
-	not_ok "record: knob, tracing and event are off afterwards"
+grep -q "57 records (20 calls, 23 slots), 0 lost" <<<"$out" && ok "record: summary counts records, calls and the kernel's slots" ||
+	not_ok "record: summary counts records, calls and the kernel's slots" "$out"
+cleaned && ok "record: knob off and buffers freed afterwards" ||
+	not_ok "record: knob off and buffers freed afterwards"
 dump=$("$saakm" dump "$tmp/a.rec" 2>&1)
 head -2 <<<"$dump" | grep -q "policy=fifo module=saakm_fifo cpus=2 records=57 lost=0 flags=0" &&
 	grep -qx "params=slice_ms=20 steal=N" <<<"$dump" &&
 	ok "record: header has policy, module, possible CPUs and module parameters" ||
 	not_ok "record: header has policy, module, possible CPUs and module parameters" "$(head -2 <<<"$dump")"
-[ "$(sed -n 3p <<<"$dump" | cut -d' ' -f1)" = 1 ] && [ "$(tail -1 <<<"$dump" | cut -d' ' -f1)" = 57 ] &&
-	[ "$(grep -c '^[0-9]' <<<"$dump")" = 57 ] && ok "record: records 1..57, the other policy's left out" ||
-	not_ok "record: records 1..57, the other policy's left out"
+seqs=$(grep '^ *[0-9]' <<<"$dump" | awk '{ print $1 }' | tr '\n' ' ')
+[ "$seqs" = "$(seq 57 | tr '\n' ' ')" ] &&
+	ok "record: records 1..57 in seq order (the arrays give them CPU by CPU), the other policy's left out" ||
+	not_ok "record: records 1..57 in seq order (the arrays give them CPU by CPU), the other policy's left out" "$seqs"
 
 # --- lost records ------------------------------------------------------------------
 fresh
@@ -85,16 +81,28 @@ rc=$?
 	ok "lost: the file is marked incomplete" || not_ok "lost: the file is marked incomplete"
 fresh
 out=$("$saakm" record -p fifo -o "$tmp/drop.rec" --no-join -- sh "$tmp/kernel.sh" '' 12 32768 2>&1)
-grep -q "57 records (.*), 12 lost" <<<"$out" && grep -q "12 dropped by the ring buffers" <<<"$out" &&
+grep -q "57 records (.*), 12 lost" <<<"$out" && grep -q "12 dropped by full buffers" <<<"$out" &&
 	"$saakm" dump "$tmp/drop.rec" | head -1 | grep -q "lost=12 flags=0x1" &&
-	ok "lost: events the ring buffer dropped (stats) mark the file incomplete" ||
-	not_ok "lost: events the ring buffer dropped (stats) mark the file incomplete" "$out"
+	ok "lost: records the full arrays dropped after the last one kept mark the file incomplete" ||
+	not_ok "lost: records the full arrays dropped after the last one kept mark the file incomplete" "$out"
 
+# --- arrays refused -------------------------------------------------------------------
 fresh
-out=$("$saakm" record -p fifo -o "$tmp/unread.rec" --no-join -- sh "$tmp/kernel.sh" '' 0 32768 0 60 2>&1)
-grep -q "the buffers held 70 events, 12 were not read back" <<<"$out" && grep -q "57 records (.*), 12 lost" <<<"$out" &&
-	ok "lost: events the buffers held but the trace text did not show count as lost" ||
-	not_ok "lost: events the buffers held but the trace text did not show count as lost" "$out"
+out=$("$saakm" record -p fifo -o "$tmp/t.rec" --no-join -- sh "$tmp/kernel.sh" '' 0 32768 0 1 5 2>&1)
+rc=$?
+[ "$rc" = 1 ] && grep -q "truncated: 23 of 28 slots" <<<"$out" && cleaned && [ ! -e "$tmp/t.rec" ] &&
+	ok "arrays: fewer records than announced is an error, no file, cleanup done" ||
+	not_ok "arrays: fewer records than announced is an error, no file, cleanup done" "status $rc: $out"
+fresh
+out=$("$saakm" record -p fifo -o "$tmp/m.rec" --no-join -- sh "$tmp/kernel.sh" '' 0 32768 0 1 -1 2>&1)
+[ "$?" = 1 ] && grep -q "more than the 22 slots announced" <<<"$out" &&
+	ok "arrays: more records than announced is an error" ||
+	not_ok "arrays: more records than announced is an error" "$out"
+fresh
+out=$("$saakm" record -p fifo -o "$tmp/o.rec" --no-join -- sh "$tmp/kernel.sh" '' 0 32768 0 2 2>&1)
+[ "$?" = 1 ] && grep -q "holds a recording of policy 2, not 1" <<<"$out" && cleaned &&
+	ok "arrays: another policy's recording is refused" ||
+	not_ok "arrays: another policy's recording is refused" "$out"
 
 # --- failures and cleanup -------------------------------------------------------------
 fresh
@@ -104,46 +112,68 @@ rc=$?
 	ok "record: a failing command's status is returned, the recording kept, cleanup done" ||
 	not_ok "record: a failing command's status is returned, the recording kept, cleanup done" "status $rc"
 fresh
-"$saakm" record -p fifo -o "$tmp/g.rec" --no-join -- /nonexistent/cmd >/dev/null 2>&1
+# (the fake arrays hold no recording then: saakm record fails reading them)
+out=$("$saakm" record -p fifo -o "$tmp/g.rec" --no-join -- /nonexistent/cmd 2>&1)
 rc=$?
-[ "$rc" = 127 ] && cleaned && ok "record: a command that cannot run: 127, cleanup done" ||
-	not_ok "record: a command that cannot run: 127, cleanup done" "status $rc"
+[ "$rc" = 1 ] && grep -q "saakm: /nonexistent/cmd: No such file or directory" <<<"$out" && cleaned &&
+	ok "record: a command that cannot run is named, cleanup done" ||
+	not_ok "record: a command that cannot run is named, cleanup done" "status $rc: $out"
 fresh
-mkdir -p "$inst"
+mkdir -p "$buf"
 out=$("$saakm" record -p fifo -o "$tmp/h.rec" -- true 2>&1)
 rc=$?
-[ "$rc" = 1 ] && grep -q "another 'saakm record' is running" <<<"$out" && [ "$(cat "$knob")" = 0 ] &&
-	[ -d "$inst" ] && ok "record: an existing instance is not taken over" ||
-	not_ok "record: an existing instance is not taken over" "status $rc: $out"
+[ "$rc" = 1 ] && grep -q "record_buf: Is a directory (a kernel without the SaaKM recorder?)" <<<"$out" &&
+	[ "$(cat "$knob")" = 0 ] && ok "record: arrays that cannot be sized: an error, the knob untouched" ||
+	not_ok "record: arrays that cannot be sized: an error, the knob untouched" "status $rc: $out"
 fresh
 out=$("$saakm" record -p nosuch -- true 2>&1)
-[ "$?" = 1 ] && grep -q "no such policy" <<<"$out" && [ ! -d "$inst" ] &&
-	ok "record: unknown policy fails before touching tracefs" ||
-	not_ok "record: unknown policy fails before touching tracefs" "$out"
+[ "$?" = 1 ] && grep -q "no such policy" <<<"$out" && [ ! -e "$buf" ] &&
+	ok "record: unknown policy fails before touching the recorder" ||
+	not_ok "record: unknown policy fails before touching the recorder" "$out"
 out=$("$saakm" record -o x 2>&1)
 [ "$?" = 2 ] && grep -q "needs a policy" <<<"$out" && ok "record: -p is required (usage, 2)" ||
 	not_ok "record: -p is required (usage, 2)" "$out"
 out=$("$saakm" record -p fifo -b 0 2>&1)
 [ "$?" = 2 ] && ok "record: a bad buffer size is a usage error" || not_ok "record: a bad buffer size is a usage error" "$out"
 
-# SIGINT without a command: stops, converts, cleans up
+# SIGINT without a command: stops, reads the arrays, cleans up
 fresh
 "$saakm" record -p fifo -o "$tmp/int.rec" >"$tmp/int.out" 2>&1 &
 pid=$!
 for _ in $(seq 50); do [ "$(cat "$knob" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
-cp "$FIXTURE" "$inst/trace"
+"$MKBUF" 1 0 <"$FIXTURE" >"$buf"
 kill -INT "$pid"
 wait "$pid"
 rc=$?
 [ "$rc" = 0 ] && cleaned && grep -q "57 records" "$tmp/int.out" &&
-	ok "record: Ctrl-C stops a recording without command, which is converted and cleaned up" ||
-	not_ok "record: Ctrl-C stops a recording without command, which is converted and cleaned up" "status $rc: $(cat "$tmp/int.out")"
+	ok "record: Ctrl-C stops a recording without command, which is read and cleaned up" ||
+	not_ok "record: Ctrl-C stops a recording without command, which is read and cleaned up" "status $rc: $(cat "$tmp/int.out")"
 
 # --- convert, trace-json ------------------------------------------------------------------
+# records without their time: a RET unfolded from its CALL's slot has its CALL's
+notime() { "$saakm" dump "$1" | tail -n +3 | cut -d' ' -f1,3-; }
 "$saakm" convert "$FIXTURE" -p fifo -i 1 -o "$tmp/c.rec" >/dev/null 2>&1 &&
-	cmp -s <("$saakm" dump "$tmp/c.rec" | tail -n +3) <("$saakm" dump "$tmp/a.rec" | tail -n +3) &&
+	cmp -s <(notime "$tmp/c.rec") <(notime "$tmp/a.rec") &&
 	ok "convert: a saved trace gives the same records as record" ||
 	not_ok "convert: a saved trace gives the same records as record"
+# the same with every RET in a slot of its own: times too
+fresh
+echo 'sed "$1" "$FIXTURE" | "$MKBUF" 1 0 1 0 1 >"$SAAKM_RECORD_BUF"' >"$tmp/nofold.sh"
+"$saakm" record -p fifo -o "$tmp/nf.rec" --no-join -- sh "$tmp/nofold.sh" '' >/dev/null 2>&1 &&
+	cmp -s <("$saakm" dump "$tmp/c.rec" | tail -n +3) <("$saakm" dump "$tmp/nf.rec" | tail -n +3) &&
+	cmp -s <(notime "$tmp/nf.rec") <(notime "$tmp/a.rec") &&
+	[ "$("$MKBUF" 1 0 1 0 1 <"$FIXTURE" | wc -c)" -gt "$("$MKBUF" 1 0 <"$FIXTURE" | wc -c)" ] &&
+	ok "record: STATEs and RETs folded into their CALLs' slots or not give the same recording" ||
+	not_ok "record: STATEs and RETs folded into their CALLs' slots or not give the same recording"
+# the kernel times only the CALL of a call: its other records get the CALL's time
+"$saakm" dump "$tmp/a.rec" | tail -n +3 | awk '
+	{ cpu = $3 }
+	$0 ~ /CALL/ { t[cpu] = $2; open[cpu] = 1; next }
+	open[cpu] && $2 != t[cpu] { bad++ }
+	$0 ~ /RET/ { open[cpu] = 0 }
+	END { exit bad ? 1 : 0 }' &&
+	ok "record: the records within a call have their CALL's time" ||
+	not_ok "record: the records within a call have their CALL's time"
 out=$("$saakm" convert "$tmp/nosuch.trace" -p fifo -o "$tmp/x.rec" 2>&1)
 [ "$?" = 1 ] && grep -q "nosuch.trace" <<<"$out" && ok "convert: a missing trace file is an error naming it" ||
 	not_ok "convert: a missing trace file is an error naming it" "$out"

@@ -16,11 +16,15 @@
 #    CPUs, with and without steal=1) match, and LIFO diverges on each;
 #  - recordings with PREEMPT calls (gen -k: preempt() from a kick) replay
 #    through fifo's tick(), the default of preempt();
-#  - replay speed on a few million records (reported; must be < 10 s).
-# Usage: t_replay.sh SAAKM_BINARY GEN_FIFO_BINARY. Prints TAP.
+#  - wfq's synthetic recordings (gen_wfq) carry its saakm_exec_ns() reads
+#    as INPUT records and match; the same source reading
+#    p->se.sum_exec_runtime itself, which replay does not have, diverges;
+#  - a few million records replay to the end (the time is reported only).
+# Usage: t_replay.sh SAAKM_BINARY GEN_FIFO_BINARY GEN_WFQ_BINARY. Prints TAP.
 set -u
 saakm=$1
 gen=$2
+gen_wfq=$3
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 fifo=$root/policies/fifo/saakm_fifo.c
@@ -197,14 +201,31 @@ for seed in 1 2; do
 			"$npre preempt calls, fifo $m, lifo $rc"
 done
 
+# --- kernel state only through recorded accessors (wfq: saakm_exec_ns()) -----------------------
+wfq=$root/policies/wfq/saakm_wfq.c
+mkdir -p "$tmp/wfq_raw"
+sed 's/saakm_exec_ns(p)/p->se.sum_exec_runtime/' "$wfq" >"$tmp/wfq_raw/saakm_wfq.c"
+for seed in 1 2; do
+	"$gen_wfq" "$tmp/w.rec" -n 100000 -c 4 -t 16 -s "$seed" -i >/dev/null
+	nexec=$("$saakm" dump "$tmp/w.rec" | grep -c "INPUT exec_ns")
+	replay "$tmp/w.rec" "$wfq"
+	m=$rc
+	replay "$tmp/w.rec" "$tmp/wfq_raw/saakm_wfq.c"
+	[ "$nexec" -gt 0 ] && [ "$m" = 0 ] && [ "$rc" = 1 ] && grep -q "expected: INPUT exec_ns" <<<"$out" &&
+		ok "synthetic wfq seed $seed ($nexec exec_ns inputs): matches; reading sum_exec_runtime diverges" ||
+		not_ok "synthetic wfq seed $seed: matches; reading sum_exec_runtime diverges" \
+			"$nexec exec_ns inputs, wfq $m, raw $rc"
+done
+
 # --- speed ---------------------------------------------------------------------------------------
 "$gen" "$tmp/big.rec" -n 3000000 -c 8 -t 32 -s 5 -P steal=1 -i >/dev/null
 t0=$(date +%s.%N)
 replay "$tmp/big.rec" "$fifo"
 t1=$(date +%s.%N)
 secs=$(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }')
+# The time is reported, not judged: a timed test fails on a loaded host
+# (it did once, next to a kernel build); make bench-replay measures speed.
 diag "replay speed: $(grep -o '[0-9]* records/s' <<<"$out") in the engine; $secs s for 3M records with the file read"
-[ "$rc" = 0 ] && awk -v s="$secs" 'BEGIN { exit !(s < 10) }' &&
-	ok "speed: 3 million records replay in under 10 s ($secs s)" ||
-	not_ok "speed: 3 million records replay in under 10 s" "status $rc, $secs s"
+[ "$rc" = 0 ] && ok "3 million records replay to the end ($secs s)" ||
+	not_ok "3 million records replay to the end" "status $rc"
 done_testing

@@ -875,14 +875,13 @@ int uc_start(const struct uc_opts *opts)
 
 /* Operations. */
 
-int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
+/*
+ * sched_fork() + saakm_fork() + wake_up_new_task(): @pid joins @pol with what
+ * it inherits from its parent, @runtime its sched_runtime (ns, 0: none).
+ */
+static int fork_task(struct saakm_policy *pol, int pid, int cpu, unsigned long long affinity,
+		     int nice, unsigned long long runtime)
 {
-	return uc_fork_in(NULL, pid, cpu, affinity, nice);
-}
-
-int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity, int nice)
-{
-	struct saakm_policy *pol = policy ? usim_policy(policy) : C.pol;
 	struct task_struct *p;
 	struct uc_task *t;
 	int r;
@@ -902,11 +901,18 @@ int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity
 	usim_set_task_cpu(p, cpu);
 	trace_notable("fork task %d on cpu %d (affinity %#llx, nice %d)", pid, cpu,
 		 usim_task_affinity(p), nice);
-	/* saakm_fork(): attach, new_prepare; wake_up_new_task(): place. */
+	/*
+	 * saakm_fork(): attach, new_prepare, and setparam_attr if the child
+	 * inherits a sched_runtime (the fair class's child keeps its parent's
+	 * slice); wake_up_new_task(): place.
+	 */
 	usim_attach(p, pol, SAAKM_NOT_QUEUED);
 	r = usim_call(pol, SAAKM_EV_NEW_PREPARE, cpu, p, -1);
 	if (usim_has_callback(pol, SAAKM_EV_NEW_PREPARE))
 		r = checked_cpu(p, r, cpu, "new_prepare");
+	usim_set_sched_runtime(p, runtime);	/* saakm_fork_attr() */
+	if (runtime && !C.failed)
+		usim_call(pol, SAAKM_EV_SETPARAM_ATTR, task_cpu(p), p, -1);
 	/* wake_up_new_task(): select_task_rq() asks the class only if the
 	 * task may use more than one CPU. */
 	if (p->nr_cpus_allowed == 1)
@@ -917,6 +923,27 @@ int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity
 	if (!C.failed)
 		preempt_check(p, cpu);
 	return done();
+}
+
+int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
+{
+	return uc_fork_in(NULL, pid, cpu, affinity, nice);
+}
+
+int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity, int nice)
+{
+	return fork_task(policy ? usim_policy(policy) : C.pol, pid, cpu, affinity, nice, 0);
+}
+
+int uc_fork_from(int parent, int pid)
+{
+	struct uc_task *t = task(parent);
+	struct task_struct *p = t ? t->p : NULL;
+
+	if (!p || !p->saakm.policy)
+		return -1;
+	return fork_task(p->saakm.policy, pid, task_cpu(p), usim_task_affinity(p), usim_task_nice(p),
+			 p->saakm.runtime);
 }
 
 int uc_wake(int pid)

@@ -9,7 +9,7 @@
  * (build/linux/kernel/sched/saakm_policy.c, saakm_lib.c):
  * saakm_change_state() (the transition table SAAKM_TRANSITIONS of
  * <linux/saakm_replay.h>, the callback restrictions of saakm_in_context(),
- * the wrong-cpu check), saakm_running_ns(),
+ * the wrong-cpu check), saakm_running_ns(), saakm_exec_ns(),
  * saakm_can_migrate(), registration (ops checks, slots, ids, core_entry on
  * every online CPU) and unregistration (every attached task terminated and
  * freed, core_exit on every online CPU, exit). The runqueues are not
@@ -1168,7 +1168,7 @@ bool saakm_can_migrate(struct task_struct *p, int dst_cpu)
 				 !(p->usim_flags & USIM_TF_ON_CPU);
 
 	if (W.hooks.input)
-		W.hooks.input(W.hooks.ctx, USIM_INPUT_CAN_MIGRATE, p, dst_cpu, &val);
+		W.hooks.input(W.hooks.ctx, SAAKM_INPUT_CAN_MIGRATE, p, dst_cpu, &val);
 	return val != 0;
 }
 
@@ -1179,7 +1179,16 @@ u64 saakm_running_ns(struct task_struct *p)
 	if (p->saakm.state == SAAKM_RUNNING)
 		val = p->se.sum_exec_runtime - p->saakm.run_start;
 	if (W.hooks.input)
-		W.hooks.input(W.hooks.ctx, USIM_INPUT_RUNNING_NS, p, -1, &val);
+		W.hooks.input(W.hooks.ctx, SAAKM_INPUT_RUNNING_NS, p, -1, &val);
+	return val;
+}
+
+u64 saakm_exec_ns(struct task_struct *p)
+{
+	unsigned long long val = p->se.sum_exec_runtime;
+
+	if (W.hooks.input)
+		W.hooks.input(W.hooks.ctx, SAAKM_INPUT_EXEC_NS, p, -1, &val);
 	return val;
 }
 

@@ -36,19 +36,16 @@ struct saakm_policy;
 /* CPUs of a world, at most (the recordings' affinity masks are 64-bit). */
 #define USIM_MAX_CPUS	64
 
-/* The first argument of usim_hooks.input (SAAKM_INPUT_* of saakm_replay.h). */
-#define USIM_INPUT_RUNNING_NS	0
-#define USIM_INPUT_CAN_MIGRATE	1
-
 /**
  * struct usim_hooks - what the driver hears from the policy; any may be NULL
  * @ctx: passed back to every hook
  * @state: a saakm_change_state() that passed validation, after it was
  *	applied: @from/@to states, @cpu the cpu argument, @rq_cpu the cpu
  *	field of the runqueue argument (-1 for NULL or a shared runqueue)
- * @input: saakm_running_ns() (@which USIM_INPUT_RUNNING_NS, @dst -1) or
- *	saakm_can_migrate() (USIM_INPUT_CAN_MIGRATE, @dst the CPU): set *@val
- *	and return 1 to override what the simulation computed (passed in *@val)
+ * @input: saakm_running_ns(), saakm_exec_ns() (@dst -1) or
+ *	saakm_can_migrate() (@dst the CPU), @which the SAAKM_INPUT_* of
+ *	<linux/saakm_replay.h> that the kernel records it as: set *@val and
+ *	return 1 to override what the simulation computed (passed in *@val)
  * @error: a refused transition, a wrong-cpu insertion, saakm_policy_error(),
  *	or a misuse of the API the simulation detected; the message names the
  *	policy, task, states. usim_call() still returns normally.

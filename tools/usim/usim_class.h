@@ -78,6 +78,9 @@ void uc_clear_failure(void);
 int uc_fork(int pid, int cpu, unsigned long long affinity, int nice);
 /* The same, joining policy @policy (NULL: the one of struct uc_opts). */
 int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity, int nice);
+/* Task @parent forks @pid: the child joins the parent's policy on its CPU,
+ * with its affinity, nice and sched_runtime (setparam_attr if one was set). */
+int uc_fork_from(int parent, int pid);
 int uc_wake(int pid);		/* a sleeping task wakes up */
 int uc_block(int pid);		/* the running task goes to sleep */
 int uc_yield(int pid);		/* the running task calls sched_yield() */

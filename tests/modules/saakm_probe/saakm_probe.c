@@ -15,7 +15,12 @@
  * stores the last nice value, sched_runtime and blob size it saw. With
  * unprivileged=1 any user may move their own tasks to it. Every tick also
  * kicks its own CPU with SAAKM_KICK_PREEMPT, so preempt() fires; it keeps
- * the task running.
+ * the task running. tick_kick=0 turns those kicks off; then preempt() comes
+ * only from a CPU number written to the write-only "kick" parameter, which
+ * kicks that CPU with SAAKM_KICK_PREEMPT once (a test can aim a kick at a
+ * moment of its choosing, e.g. while an RT task holds the CPU). With
+ * preempt_requeue=1, preempt() puts the task back in its runqueue
+ * (SAAKM_READY_TICK) instead, so a test can see the preemption take effect.
  *
  * It also checks the core_entry/core_exit bracket: every per-CPU callback
  * must come for a CPU between its core_entry and its core_exit, core_entry
@@ -49,6 +54,14 @@ module_param(last_attr_size, int, 0444);
 static unsigned long long last_runtime = 1;
 module_param(last_runtime, ullong, 0444);
 
+static bool tick_kick = true;
+module_param(tick_kick, bool, 0444);
+MODULE_PARM_DESC(tick_kick, "kick its own CPU with SAAKM_KICK_PREEMPT every tick (1)");
+
+static bool preempt_requeue;
+module_param(preempt_requeue, bool, 0444);
+MODULE_PARM_DESC(preempt_requeue, "preempt() puts the task back in the runqueue (0)");
+
 /* Racy increments: enough to tell zero from non-zero. */
 static unsigned long bracket_violations;
 module_param(bracket_violations, ulong, 0444);
@@ -62,6 +75,12 @@ struct probe_task {
 };
 
 static DEFINE_PER_CPU(struct saakm_rq, probe_rq);
+
+/*
+ * The registered policy, or NULL before init and after exit. Written and
+ * read under kernel_param_lock(): kick_set(), which runs under it, may be
+ * called before init ends or while exit runs.
+ */
 static struct saakm_policy *probe;
 
 static void count(int ev)
@@ -157,15 +176,20 @@ static void probe_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	in_bracket("tick", cpu);
 	if (saakm_rq_len(rq_of(cpu)) && saakm_running_ns(p) >= 10 * NSEC_PER_MSEC)
 		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
-	else
+	else if (tick_kick)
 		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
 }
 
-/* Reached by the kick from probe_tick(): only count, keep running. */
+/*
+ * Reached by the kick from probe_tick() or kick_set(): count, and keep the
+ * task running, or with preempt_requeue put it at the tail of the queue.
+ */
 static void probe_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	count(SAAKM_EV_PREEMPT);
 	in_bracket("preempt", cpu);
+	if (preempt_requeue)
+		saakm_change_state(p, SAAKM_READY_TICK, cpu, rq_of(cpu));
 }
 
 static void probe_terminate(struct saakm_policy *pol, struct task_struct *p)
@@ -327,6 +351,34 @@ static struct saakm_ops probe_ops = {
 	.balance_ms		= 20,
 };
 
+/*
+ * A CPU number written to the "kick" parameter: kick it with
+ * SAAKM_KICK_PREEMPT. Only an online CPU is taken: the class ejects a
+ * policy that kicks a CPU that does not exist, and drops a kick to an
+ * offline one, which would leave a test waiting for nothing.
+ */
+static int kick_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int cpu;
+	int ret = kstrtouint(val, 0, &cpu);
+
+	if (ret)
+		return ret;
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	if (!probe)
+		return -ENODEV;
+	saakm_kick_cpu(probe, cpu, SAAKM_KICK_PREEMPT);
+	return 0;
+}
+
+static const struct kernel_param_ops kick_ops = {
+	.set = kick_set,
+};
+
+module_param_cb(kick, &kick_ops, NULL, 0200);
+MODULE_PARM_DESC(kick, "write a CPU number: kick it with SAAKM_KICK_PREEMPT");
+
 /* Log the topology the class exports, for the tests to compare with sysfs. */
 static void log_topology(void)
 {
@@ -343,19 +395,32 @@ static void log_topology(void)
 
 static int __init saakm_probe_init(void)
 {
+	struct saakm_policy *pol;
 	int cpu;
 
 	log_topology();
 	for_each_possible_cpu(cpu)
 		saakm_rq_init(rq_of(cpu), SAAKM_RQ_FIFO, NULL, cpu);
 	probe_ops.unprivileged = unprivileged;
-	probe = saakm_register_policy(&probe_ops, NULL);
-	return PTR_ERR_OR_ZERO(probe);
+	pol = saakm_register_policy(&probe_ops, NULL);
+	if (IS_ERR(pol))
+		return PTR_ERR(pol);
+	kernel_param_lock(THIS_MODULE);
+	probe = pol;
+	kernel_param_unlock(THIS_MODULE);
+	return 0;
 }
 
 static void __exit saakm_probe_exit(void)
 {
-	saakm_unregister_policy(probe);
+	struct saakm_policy *pol;
+
+	/* No kick_set() may use the policy once it is unregistered. */
+	kernel_param_lock(THIS_MODULE);
+	pol = probe;
+	probe = NULL;
+	kernel_param_unlock(THIS_MODULE);
+	saakm_unregister_policy(pol);
 	irq_work_sync(&bracket_warn_work);
 }
 

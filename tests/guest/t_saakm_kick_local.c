@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cost of wakeup preemption on the waker's own CPU (issue 10's
+ * pipe_1cpu gap), as a reproducer. Two tasks of the eevdf port, pinned to
+ * one CPU, ping-pong a byte over two pipes. At a wakeup that makes the
+ * woken task the pick, the port's unblock_place() kicks its own CPU with
+ * SAAKM_KICK_PREEMPT, as fair.c calls resched_curr() there; the kick runs
+ * as an irq_work, an interrupt ("IWI" in /proc/interrupts) per kick.
+ *
+ * Checks: the round trips complete, the port's preempt() ran at least 1000
+ * times (the kick path is exercised), and the CPU took fewer than one
+ * irq_work interrupt per 10 of those preempt() calls. Opt-in: today's class
+ * FAILS the last check (20,130 interrupts for 19,997 preempt() calls on
+ * 2026-11-23). A class change that carried such a kick out when the
+ * callback returned passed it (96-139 interrupts), but the port then
+ * blocked on 1.55 wakeups per round trip instead of 1.0 and pipe_1cpu got
+ * 5% slower (docs/benchmarks.md), so it was not kept. The figures, with the
+ * context switches and the port's event counts, are printed.
+ */
+#include "saakm_test.h"
+
+SAAKM_TAG("timeout=120");
+SAAKM_TAG("opt-in");
+
+#define ROUNDS		20000
+#define EEVDF_KO	"policies/eevdf/saakm_eevdf.ko"
+
+static int loaded_here;
+
+static void cleanup(void)
+{
+	if (loaded_here && module_loaded("saakm_eevdf"))
+		unload_module_within("saakm_eevdf", 10, NULL);
+}
+
+/* The irq_work interrupts ("IWI") @cpu has taken, or -1. */
+static long long iwi_count(int cpu)
+{
+	char line[4096], want[16];
+	long long n = -1;
+	int col = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), "CPU%d", cpu);
+	if (fgets(line, sizeof(line), f)) {	/* header: online CPUs only */
+		int i = 0;
+
+		for (char *tok = strtok(line, " \t\n"); tok; tok = strtok(NULL, " \t\n"), i++)
+			if (!strcmp(tok, want))
+				col = i;
+	}
+	while (col >= 0 && fgets(line, sizeof(line), f)) {
+		char *tok = strtok(line, " \t\n");
+
+		if (!tok || strcmp(tok, "IWI:"))
+			continue;
+		for (int i = 0; i <= col && tok; i++)
+			tok = strtok(NULL, " \t\n");
+		if (tok)
+			n = atoll(tok);
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Context switches so far, all CPUs ("ctxt" in /proc/stat), or -1. */
+static long long ctxt_count(void)
+{
+	char line[256];
+	long long n = -1;
+	FILE *f = fopen("/proc/stat", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %lld", &n) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* One side of the ping-pong, in the policy on @cpu; exits 0 on success. */
+static void pinger(int id, int cpu, int rd, int wr, int first)
+{
+	char c = 'x';
+
+	if (pin_to(0, cpu) || saakm_join(0, id, 0))
+		_exit(2);
+	for (int i = 0; i < ROUNDS; i++) {
+		if (first && write(wr, &c, 1) != 1)
+			_exit(3);
+		if (read(rd, &c, 1) != 1)
+			_exit(3);
+		if (!first && write(wr, &c, 1) != 1)
+			_exit(3);
+	}
+	_exit(0);
+}
+
+static pid_t start_pinger(int id, int cpu, int rd, int wr, int first)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		pinger(id, cpu, rd, wr, first);
+	if (pid > 0)
+		saakm_track_child(pid);
+	return pid;
+}
+
+int main(void)
+{
+	int cpu = nr_cpus() - 1, ab[2], ba[2], st_a = -1, st_b = -1, ok;
+	long long iwi0, iwi1, pre0, pre1, cs0, cs1;
+	double limit = 60.0 * timeout_scale();
+	pid_t a, b;
+	int id;
+
+	id = load_policy("eevdf", EEVDF_KO, NULL);
+	TAP_CHECK(id > 0, "eevdf port loaded");
+	if (id <= 0)
+		return tap_done();
+	loaded_here = 1;
+	atexit(cleanup);
+	if (pipe(ab) || pipe(ba)) {
+		tap_not_ok("pipes", "%s", strerror(errno));
+		return tap_done();
+	}
+
+	iwi0 = iwi_count(cpu);
+	pre0 = event_count("eevdf", "preempt");
+	cs0 = ctxt_count();
+	a = start_pinger(id, cpu, ba[0], ab[1], 1);
+	b = start_pinger(id, cpu, ab[0], ba[1], 0);
+	ok = a > 0 && b > 0 && reap_within(a, limit, &st_a) == 0 &&
+	     reap_within(b, limit, &st_b) == 0;
+	ok = ok && WIFEXITED(st_a) && !WEXITSTATUS(st_a) && WIFEXITED(st_b) && !WEXITSTATUS(st_b);
+	iwi1 = iwi_count(cpu);
+	pre1 = event_count("eevdf", "preempt");
+	cs1 = ctxt_count();
+
+	TAP_CHECK(ok, "20000 round trips on one CPU under the eevdf port");
+	printf("# cpu %d: preempt() %lld, irq_work interrupts %lld, context switches %lld, for %d round trips\n",
+	       cpu, pre1 - pre0, iwi1 - iwi0, cs1 - cs0, ROUNDS);
+	print_events("eevdf");
+	TAP_CHECK(iwi0 >= 0 && pre0 >= 0, "IWI and preempt counts readable");
+	TAP_CHECK(pre1 - pre0 >= 1000, "wakeups kicked the waker's CPU (preempt() ran)");
+	if (pre1 > pre0 && (iwi1 - iwi0) * 10 < pre1 - pre0)
+		tap_ok("fewer than one irq_work interrupt per 10 preempt() calls");
+	else
+		tap_not_ok("fewer than one irq_work interrupt per 10 preempt() calls",
+			   "%.2f per call", pre1 > pre0 ? (double)(iwi1 - iwi0) / (pre1 - pre0) : 0);
+	TAP_CHECK(unload_module_within("saakm_eevdf", 10, NULL) == 0, "eevdf port unloads");
+	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
+	return tap_done();
+}
