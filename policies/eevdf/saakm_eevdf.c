@@ -150,7 +150,7 @@ struct eevdf_cpu {
 	u64 zero_vruntime;		/* v0: keys are v_i - v0 */
 	s64 avg_vruntime;		/* \Sum (v_i - v0) * w_i over @rq */
 	s64 avg_load;			/* \Sum w_i over @rq */
-	unsigned long load;		/* weight of @rq and @curr, read unlocked */
+	unsigned long load;		/* weight of @rq and @curr, read unlocked: load_of() */
 	bool may_swap;			/* periodic balance: may swap roles once */
 };
 
@@ -199,6 +199,9 @@ static void set_load(struct eevdf_cpu *ec, long delta)
 {
 	WRITE_ONCE(ec->load, ec->load + delta);
 }
+
+/* @cpu's load, read without its lock: saakm_read_cpu() records it for replay. */
+#define load_of(pol, cpu)	saakm_read_cpu(pol, cpu, READ_ONCE(cpu_of(cpu)->load))
 
 /* A waiting task joins (+1) or leaves (-1) the sums V is computed from. */
 static void avg_update(struct eevdf_cpu *ec, struct eevdf_task *t, int sign)
@@ -505,27 +508,27 @@ static void take_off(struct eevdf_cpu *ec, struct task_struct *p, bool sleep)
 }
 
 /* An allowed online CPU with no task of ours, @first if it is one; or -1. */
-static int idle_cpu_for(struct task_struct *p, int first, int skip)
+static int idle_cpu_for(struct saakm_policy *pol, struct task_struct *p, int first, int skip)
 {
 	int cpu;
 
 	if (first >= 0 && cpumask_test_cpu(first, p->cpus_ptr) && cpu_online(first) &&
-	    !READ_ONCE(cpu_of(first)->load))
+	    !load_of(pol, first))
 		return first;
 	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask)
-		if (cpu != skip && !READ_ONCE(cpu_of(cpu)->load))
+		if (cpu != skip && !load_of(pol, cpu))
 			return cpu;
 	return -1;
 }
 
 /* Fork: the allowed online CPU with the least weight, its own on a tie. */
-static int eevdf_idlest_cpu(struct task_struct *p)
+static int eevdf_idlest_cpu(struct saakm_policy *pol, struct task_struct *p)
 {
 	unsigned long load, best_load = ~0UL;
 	int cpu, best = cpumask_first(p->cpus_ptr);	/* none online: the class falls back */
 
 	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask) {
-		load = READ_ONCE(cpu_of(cpu)->load);
+		load = load_of(pol, cpu);
 		if (load < best_load || (load == best_load && cpu == task_cpu(p))) {
 			best = cpu;
 			best_load = load;
@@ -548,19 +551,17 @@ static int eevdf_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 		INIT_LIST_HEAD(&t->wait_node);
 		*saakm_task_data(p) = t;
 	}
-	return eevdf_idlest_cpu(p);
+	return eevdf_idlest_cpu(pol, p);
 }
 
 /* Wakeup: the previous CPU if idle, else an idle one, else the previous one. */
 static int eevdf_unblock_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
-	int prev = task_cpu(p), cpu = idle_cpu_for(p, prev, -1);
+	int prev = task_cpu(p), cpu = idle_cpu_for(pol, p, prev, -1);
 
-	if (cpu >= 0)
-		return cpu;
-	if (cpumask_test_cpu(prev, p->cpus_ptr) && cpu_online(prev))
-		return prev;
-	return eevdf_idlest_cpu(p);
+	if (cpu < 0 && cpumask_test_cpu(prev, p->cpus_ptr) && cpu_online(prev))
+		cpu = prev;
+	return cpu >= 0 ? cpu : eevdf_idlest_cpu(pol, p);
 }
 
 /*
@@ -686,7 +687,7 @@ static void kick_idle_cpu(struct saakm_policy *pol, struct eevdf_cpu *ec, int th
 	int cpu, n = 0;
 
 	saakm_rq_for_each(p, &ec->rq) {
-		cpu = p == next ? -1 : idle_cpu_for(p, -1, this);
+		cpu = p == next ? -1 : idle_cpu_for(pol, p, -1, this);
 		if (cpu >= 0) {
 			saakm_kick_cpu(pol, cpu, 0);
 			return;
@@ -751,19 +752,18 @@ static void eevdf_terminate(struct saakm_policy *pol, struct task_struct *p)
 
 static void eevdf_free_metadata(struct saakm_policy *pol, struct task_struct *p)
 {
-	kfree(ev(p));
-	*saakm_task_data(p) = NULL;
+	kfree(ev(p));	/* the class clears saakm_task_data() */
 }
 
 /* The CPU with the most weight above @dst's that has a task waiting, or -1. */
-static int eevdf_busiest(int dst)
+static int eevdf_busiest(struct saakm_policy *pol, int dst)
 {
-	unsigned long load, best_load = READ_ONCE(cpu_of(dst)->load);
+	unsigned long load, best_load = load_of(pol, dst);
 	int cpu, best = -1;
 
 	for_each_online_cpu(cpu) {
-		load = READ_ONCE(cpu_of(cpu)->load);
-		if (cpu != dst && load > best_load && saakm_rq_len(&cpu_of(cpu)->rq)) {
+		load = cpu == dst ? 0 : load_of(pol, cpu);
+		if (load > best_load && saakm_read_cpu(pol, cpu, saakm_rq_len(&cpu_of(cpu)->rq))) {
 			best = cpu;
 			best_load = load;
 		}
@@ -775,14 +775,14 @@ static int eevdf_busiest(int dst)
 static int eevdf_newly_idle(struct saakm_policy *pol, int cpu)
 {
 	cpu_of(cpu)->may_swap = false;
-	return eevdf_busiest(cpu);
+	return eevdf_busiest(pol, cpu);
 }
 
 /* Every balance_ms: the same, and a difference of one task swaps roles. */
 static int eevdf_balancing_select(struct saakm_policy *pol, int cpu)
 {
 	WRITE_ONCE(cpu_of(cpu)->may_swap, true);
-	return eevdf_busiest(cpu);
+	return eevdf_busiest(pol, cpu);
 }
 
 /*
@@ -815,9 +815,7 @@ static struct task_struct *eevdf_balance_pick(struct saakm_policy *pol, int src,
 static int eevdf_checkparam_attr(struct saakm_policy *pol, struct task_struct *p,
 				 const struct saakm_attr *attr)
 {
-	if (attr->size || attr->nice < MIN_NICE || attr->nice > MAX_NICE)
-		return -EINVAL;
-	return 0;
+	return attr->size || attr->nice < MIN_NICE || attr->nice > MAX_NICE ? -EINVAL : 0;
 }
 
 /*

@@ -79,15 +79,21 @@ static void fifo_terminate(struct saakm_policy *pol, struct task_struct *p)
 	saakm_change_state(p, SAAKM_TERMINATED, -1, NULL);
 }
 
-/* Idle: steal from the CPU with the longest queue (read without its lock). */
+/*
+ * Idle: steal from the CPU with the longest queue. Other CPUs' queues are
+ * read without their locks, through saakm_read_cpu(), which records what it
+ * read so that replay gives the policy the same.
+ */
 static int fifo_newly_idle(struct saakm_policy *pol, int cpu)
 {
 	unsigned int len, best_len = 0;
 	int other, best = -1;
 
 	for_each_online_cpu(other) {
-		len = saakm_rq_len(rq_of(other));
-		if (other != cpu && len > best_len) {
+		if (other == cpu)
+			continue;
+		len = saakm_read_cpu(pol, other, saakm_rq_len(rq_of(other)));
+		if (len > best_len) {
 			best = other;
 			best_len = len;
 		}

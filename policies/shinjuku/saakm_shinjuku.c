@@ -107,23 +107,42 @@ static void sj_unqueue(struct task_struct *p, enum saakm_task_state state, int c
 }
 
 /*
+ * Other CPUs' idle bit and queue length, read without their locks (hints):
+ * through saakm_read_cpu(), which records them for replay.
+ */
+static bool sj_idles(struct saakm_policy *pol, unsigned int cpu)
+{
+	return saakm_read_cpu(pol, cpu, cpumask_test_cpu(cpu, &sj_idle));
+}
+
+static unsigned int sj_waiting(struct saakm_policy *pol, unsigned int cpu)
+{
+	return saakm_read_cpu(pol, cpu, READ_ONCE(sj_cpu(cpu)->nr_queued));
+}
+
+/*
  * new_prepare, unblock_prepare: an idle CPU (its last one first: a warm cache);
- * else the one with the fewest waiting (its last on a tie). Unlocked: hints.
+ * else the one with the fewest waiting (its last on a tie).
  */
 static int sj_select_cpu(struct saakm_policy *pol, struct task_struct *p)
 {
-	unsigned int cpu, best = task_cpu(p);
+	unsigned int cpu, best = task_cpu(p), fewest, n;
 
 	if (!cpumask_test_cpu(best, p->cpus_ptr))
 		best = cpumask_any_and(p->cpus_ptr, cpu_online_mask);
-	if (cpumask_test_cpu(best, &sj_idle))
+	if (sj_idles(pol, best))
 		return best;
-	cpu = cpumask_first_and(&sj_idle, p->cpus_ptr);
-	if (cpu < nr_cpu_ids)
-		return cpu;
-	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask)
-		if (READ_ONCE(sj_cpu(cpu)->nr_queued) < READ_ONCE(sj_cpu(best)->nr_queued))
+	for_each_cpu(cpu, p->cpus_ptr)
+		if (cpu != best && sj_idles(pol, cpu))
+			return cpu;
+	fewest = sj_waiting(pol, best);
+	for_each_cpu_and(cpu, p->cpus_ptr, cpu_online_mask) {
+		n = cpu == best ? fewest : sj_waiting(pol, cpu);
+		if (n < fewest) {
 			best = cpu;
+			fewest = n;
+		}
+	}
 	return best;
 }
 
@@ -187,22 +206,25 @@ static enum hrtimer_restart sj_slice_end(struct hrtimer *timer)
  * tail. Once: the other one may come before the CPU switches (READY_TICK).
  * A slice that ended before the task ran (a switch slower than two slices)
  * starts now: else tasks would all be put back as they come in, doing nothing.
+ * The timer sets slice_over outside any callback: read through saakm_read_cpu(),
+ * so that replay, where timers fire on a clock of its own, sees what we saw.
  */
 static void sj_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	u64 slice = (u64)READ_ONCE(slice_us) * NSEC_PER_USEC, ran = saakm_running_ns(p);
 	struct sj_cpu *sc = sj_cpu(cpu);
+	bool over = saakm_read_cpu(pol, cpu, READ_ONCE(sc->slice_over));
 
 	if (sc->slice_from == NOT_SEEN) {	/* the first look since schedule() */
-		sc->slice_from = READ_ONCE(sc->slice_over) && ran >= 2 * slice ? ran : 0;
+		sc->slice_from = over && ran >= 2 * slice ? ran : 0;
 		if (sc->slice_from) {
-			WRITE_ONCE(sc->slice_over, false);
+			over = false;
 			hrtimer_start(&sc->timer, ns_to_ktime(slice), HRTIMER_MODE_REL_PINNED_HARD);
 		}
 	}
-	if (ran >= sc->slice_from + slice)
-		WRITE_ONCE(sc->slice_over, true);
-	if (!READ_ONCE(sc->slice_over) || saakm_task_state(p) != SAAKM_RUNNING)
+	over = over || ran >= sc->slice_from + slice;
+	WRITE_ONCE(sc->slice_over, over);
+	if (!over || saakm_task_state(p) != SAAKM_RUNNING)
 		return;
 	raw_spin_lock(&sj_lock);
 	if (sc->nr_queued) {
@@ -245,16 +267,21 @@ static void sj_terminate(struct saakm_policy *pol, struct task_struct *p)
 	raw_spin_unlock(&sj_lock);
 }
 
-/* @cpu has nothing to run: the CPU of the oldest task it may take, or -1. */
+/*
+ * @cpu has nothing to run: the CPU of the oldest task it may take, or -1.
+ * Other CPUs' tasks, under sj_lock but not their rq locks: the queue's
+ * length, read through saakm_read_cpu(), tells replay when we looked.
+ */
 static int sj_newly_idle(struct saakm_policy *pol, int cpu)
 {
-	struct task_struct *p;
+	struct task_struct *p = NULL;
 	int src;
 
 	raw_spin_lock(&sj_lock);
-	saakm_rq_for_each(p, &sj_queue)
-		if (task_cpu(p) != cpu && saakm_can_migrate(p, cpu))
-			break;
+	if (saakm_read_cpu(pol, -1, saakm_rq_len(&sj_queue)))
+		saakm_rq_for_each(p, &sj_queue)
+			if (task_cpu(p) != cpu && saakm_can_migrate(p, cpu))
+				break;
 	src = p ? task_cpu(p) : -1;
 	raw_spin_unlock(&sj_lock);
 	return src;

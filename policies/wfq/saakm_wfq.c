@@ -38,7 +38,11 @@ WFQ_PARAM(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms"); /* CFS
 WFQ_PARAM(balance_max, 8, 1, 64, 0444, "tasks one balance may move");
 WFQ_PARAM(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms"); /* < 5 s */
 
-/* Per CPU, under rq(cpu); load and min_vruntime are also read unlocked. */
+/*
+ * Per CPU, under rq(cpu). Other CPUs read load, min_vruntime and the idle
+ * bit unlocked, as hints, through saakm_read_cpu(): recorded, replay serves
+ * them back (a policy bug is then found in user space from a guest run).
+ */
 struct wfq_cpu {
 	struct saakm_rq rq;		/* waiting tasks, by vruntime */
 	struct list_head waiting;	/* the same, by time of arrival */
@@ -136,7 +140,8 @@ static void wfq_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	if (t->cpu < 0)
 		t->vruntime = c->min_vruntime;
 	else if (t->cpu != cpu)	/* the old CPU's min read unlocked: a hint */
-		t->vruntime += c->min_vruntime - READ_ONCE(wfq_cpu(t->cpu)->min_vruntime);
+		t->vruntime += c->min_vruntime -
+			       saakm_read_cpu(pol, t->cpu, READ_ONCE(wfq_cpu(t->cpu)->min_vruntime));
 	if ((s64)(floor - t->vruntime) > 0)
 		t->vruntime = floor;
 	t->cpu = cpu;
@@ -157,16 +162,24 @@ static void wfq_unblock_place(struct saakm_policy *pol, struct task_struct *p, i
 		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
 }
 
+/* Does @cpu idle? Read unlocked, and not for a kick only: through saakm_read_cpu(). */
+static bool idles(struct saakm_policy *pol, int cpu)
+{
+	return saakm_read_cpu(pol, cpu, cpumask_test_cpu(cpu, &wfq_idle));
+}
+
 /* unblock_prepare: its last CPU (its cache) unless that is busy and one idles. */
 static int wfq_select_cpu(struct saakm_policy *pol, struct task_struct *p)
 {
-	unsigned int idle = cpumask_first_and(&wfq_idle, p->cpus_ptr);
-	int prev = task_cpu(p);
+	int prev = task_cpu(p), cpu;
+	bool allowed = cpumask_test_cpu(prev, p->cpus_ptr);
 
-	if (cpumask_test_cpu(prev, p->cpus_ptr) &&
-	    (idle >= nr_cpu_ids || cpumask_test_cpu(prev, &wfq_idle)))
+	if (allowed && idles(pol, prev))
 		return prev;
-	return idle < nr_cpu_ids ? idle : cpumask_any(p->cpus_ptr);
+	for_each_cpu(cpu, p->cpus_ptr)
+		if (cpu != prev && idles(pol, cpu))
+			return cpu;
+	return allowed ? prev : cpumask_any(p->cpus_ptr);
 }
 
 static int wfq_new_prepare(struct saakm_policy *pol, struct task_struct *p)
@@ -276,12 +289,14 @@ static void wfq_free_metadata(struct saakm_policy *pol, struct task_struct *p)
 /* newly_idle, balancing_select: the busiest CPU with a task waiting, or -1. */
 static int wfq_busiest(struct saakm_policy *pol, int cpu)
 {
-	unsigned long load, max = READ_ONCE(wfq_cpu(cpu)->load);
+	unsigned long load, max = saakm_read_cpu(pol, cpu, READ_ONCE(wfq_cpu(cpu)->load));
 	int other, best = -1;
 
 	for_each_online_cpu(other) {	/* unlocked: balance_pick() decides */
-		load = READ_ONCE(wfq_cpu(other)->load);
-		if (load > max && saakm_rq_len(&wfq_cpu(other)->rq)) {
+		if (other == cpu)
+			continue;
+		load = saakm_read_cpu(pol, other, READ_ONCE(wfq_cpu(other)->load));
+		if (load > max && saakm_read_cpu(pol, other, saakm_rq_len(&wfq_cpu(other)->rq))) {
 			best = other;
 			max = load;
 		}

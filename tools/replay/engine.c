@@ -11,8 +11,8 @@
  * the policy does is checked against the records of the call: the STATE
  * records (saakm_change_state()), the INPUT records (what
  * saakm_running_ns() / saakm_exec_ns() / saakm_can_migrate() returned in
- * the kernel: served back to the policy) and the RET record (the CPU or
- * task it returned).
+ * the kernel, and what saakm_read_cpu() read of another CPU's state: served
+ * back to the policy) and the RET record (the CPU or task it returned).
  *
  * Calls on different CPUs interleave in a recording: a call's records are
  * those with its on_cpu (the emitting CPU) after its CALL, up to its RET.
@@ -21,9 +21,11 @@
  * waits, before each of its effects (a state change, an input), until the
  * walk reaches that effect's record: the calls of other CPUs in between run
  * first and see the world as it was then. That is what happened in the
- * kernel for what the rq locks order, and also for a policy's unlocked
- * reads of another CPU's queue, which the kernel made right after the
- * previous record of their call.
+ * kernel for what the rq locks order. A policy's unlocked reads of another
+ * CPU's state go through saakm_read_cpu() and are served from their INPUT
+ * records; in recordings without them (kernels before 2026-11-23) the read
+ * sees the replayed world, as the kernel did when it came right after the
+ * previous record of its call.
  *
  * Exit: 0 match, 1 divergence (printed with the records before it), 2
  * usage or I/O error, 3 the recording lost records and everything before
@@ -83,7 +85,7 @@ struct replay {
 	size_t *query;		/* by on_cpu: a query call to try again, or NONE */
 	bool retrying;		/* calling a query again */
 	bool last_try;		/* ... at its RET: no more after this */
-	size_t calls, orphans, unattached, cut, src_guessed, waits, retried;
+	size_t calls, orphans, unattached, cut, src_guessed, waits, retried, reads_unrecorded;
 };
 
 static struct replay R;
@@ -137,20 +139,20 @@ static void consume(void)
 }
 
 /*
- * Before an effect of kind @kind: a call on a coroutine waits until the
- * walk reaches the record of that effect (if it is the one expected; a
- * different one is reported by the hook after it).
+ * Before an effect of kind @kind (-1: any): a call on a coroutine waits
+ * until the walk reaches the record of that effect (if it is the one
+ * expected; a different one is reported by the hook after it).
  */
 static void wait_turn(int kind)
 {
 	struct call_ctx *c = R.cur;
 	const struct saakm_rec *e;
 
-	if (!c->coroutine || R.outcome != MATCH || c->in_cut || c->next == NONE ||
+	if (!c->coroutine || !c->active || R.outcome != MATCH || c->in_cut || c->next == NONE ||
 	    c->next >= R.limit)
 		return;
 	e = &R.rec.recs[c->next];
-	if (e->kind != kind || c->next <= R.pos)
+	if ((kind >= 0 && e->kind != kind) || c->next <= R.pos)
 		return;
 	c->wait = c->next;
 	R.waits++;
@@ -210,10 +212,17 @@ static int on_input(void *ctx, int which, struct task_struct *p, int dst, unsign
 	wait_turn(SAAKM_REC_INPUT);
 	if (R.outcome != MATCH || !(e = expected()))
 		return 0;
+	if (which == SAAKM_INPUT_READ_CPU && (e->kind != SAAKM_REC_INPUT || e->ev != which)) {
+		/* a recording of a kernel without saakm_read_cpu(): the replayed world's value */
+		R.reads_unrecorded++;
+		return 0;
+	}
 	if (e->kind != SAAKM_REC_INPUT || e->ev != which || e->pid != pid ||
-	    (which == SAAKM_INPUT_CAN_MIGRATE && e->a != dst)) {
+	    ((which == SAAKM_INPUT_CAN_MIGRATE || which == SAAKM_INPUT_READ_CPU) && e->a != dst)) {
 		if (which == SAAKM_INPUT_CAN_MIGRATE)
 			diverge(R.cur->next, "INPUT can_migrate pid %d dst %d (asked)", pid, dst);
+		else if (which == SAAKM_INPUT_READ_CPU)
+			diverge(R.cur->next, "INPUT read_cpu cpu %d (asked)", dst);
 		else
 			diverge(R.cur->next, "INPUT %s pid %d (asked)", saakm_input_name(which), pid);
 		return 0;
@@ -221,6 +230,19 @@ static int on_input(void *ctx, int which, struct task_struct *p, int dst, unsign
 	*val = e->c;
 	consume();
 	return 1;
+}
+
+/*
+ * The policy takes a lock of its own: on a coroutine, wait until the walk
+ * reaches the call's next record. In the kernel the lock was taken before
+ * that record, and after the records other CPUs made holding it that come
+ * before it: so what the policy reads under its lock is what the kernel
+ * read, and a call never waits for its turn while another holds the lock.
+ */
+static void on_lock(void *ctx)
+{
+	(void)ctx;
+	wait_turn(-1);
 }
 
 static void on_error(void *ctx, const char *msg)
@@ -240,7 +262,8 @@ static void on_error(void *ctx, const char *msg)
 /* Load the policy as the recorded machine had it. Return: 0 or exit status 2. */
 static int load_policy(void)
 {
-	const struct usim_hooks hooks = { .state = on_state, .input = on_input, .error = on_error };
+	const struct usim_hooks hooks = { .state = on_state, .input = on_input, .error = on_error,
+					  .lock = on_lock };
 	const struct saakm_rec_header *h = &R.rec.hdr;
 	int err;
 
@@ -656,6 +679,9 @@ int main(int argc, char **argv)
 	if (R.retried)
 		fprintf(stderr, "saakm replay: note: %zu calls answered as recorded only when called again later in their call (they read another CPU's state while it changed)\n",
 			R.retried);
+	if (R.reads_unrecorded)
+		fprintf(stderr, "saakm replay: note: %zu reads of another CPU's state (saakm_read_cpu()) have no INPUT record (a kernel without it recorded this): they saw the replayed world\n",
+			R.reads_unrecorded);
 	if (R.src_guessed)
 		fprintf(stderr, "saakm replay: note: %zu balance_pick calls recorded without their source CPU (an early recorder): took it from the newly_idle/balancing_select before them\n",
 			R.src_guessed);

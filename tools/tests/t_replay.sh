@@ -5,9 +5,16 @@
 #    the two CPUs interleaved) matches; one-line variants of fifo diverge
 #    at the right record: LIFO picks (a STATE), another CPU choice (a RET),
 #    a missing state change;
-#  - fixtures/record/fifo-steal.trace: an unlocked read of another CPU's
-#    queue racing with that CPU's schedule() replays as recorded, whether
-#    the read came before the state change or after it;
+#  - fixtures/record/fifo-steal.trace (a recording without read_cpu
+#    records): an unlocked read of another CPU's queue racing with that
+#    CPU's schedule() replays as recorded, whether the read came before the
+#    state change or after it;
+#  - fixtures/record/fifo-read.trace: a read of another CPU's queue made
+#    through saakm_read_cpu() is served from its INPUT record, even where
+#    no order of the records gives the value (fifo reading the queue
+#    itself diverges there); a read of another CPU than recorded diverges;
+#    fixtures/record/shinjuku-lock.trace: a call that takes a policy lock
+#    waits for its turn before taking it, not while holding it;
 #  - a recording with a gap: exit 3 if all before it matches, 1 if not;
 #  - errors (exit 2): corrupt file, a policy outside the kernel subset,
 #    parameters or a policy name the source does not have, usage;
@@ -122,6 +129,44 @@ replay "$tmp/steal-old.rec" "$fifo"
 	ok "balance_pick recorded with dst as its cpu: src taken from newly_idle" ||
 	not_ok "balance_pick recorded with dst as its cpu: src taken from newly_idle" "status $rc: $out"
 
+# --- reads of other CPUs, recorded (saakm_read_cpu(), fixtures/record/fifo-read.trace) -------
+# newly_idle on cpu 1 read cpu 0's queue as 1 task although cpu 0's schedule(), before it in
+# the recording, had taken that task (its change had not reached memory): no order of the
+# records gives that value, only the INPUT record it was recorded as
+rx=$here/fixtures/record/fifo-read.trace
+"$saakm" convert "$rx" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/read.rec" >/dev/null 2>&1
+replay "$tmp/read.rec" "$fifo"
+[ "$rc" = 0 ] && grep -q "all 26 records match (9 calls)" <<<"$out" &&
+	ok "read_cpu: a stale read of another CPU's queue is served from its INPUT record and matches" ||
+	not_ok "read_cpu: a stale read of another CPU's queue is served from its INPUT record and matches" "status $rc: $out"
+mkdir -p "$tmp/raw"
+sed 's/saakm_read_cpu(pol, other, saakm_rq_len(rq_of(other)))/saakm_rq_len(rq_of(other))/' "$fifo" >"$tmp/raw/saakm_fifo.c"
+[ "$(diff "$fifo" "$tmp/raw/saakm_fifo.c" | grep -c '^>')" = 1 ] || echo "# variant raw: the sed script no longer changes exactly one line" >&2
+replay "$tmp/read.rec" "$tmp/raw/saakm_fifo.c"
+[ "$rc" = 1 ] && grep -q "DIVERGENCE at record 22 (seq 22), cpu 1" <<<"$out" &&
+	grep -q "expected: INPUT read_cpu cpu 0 = 1" <<<"$out" && grep -q "got:      the callback returned" <<<"$out" &&
+	ok "read_cpu: the same source reading the queue without saakm_read_cpu() sees it empty: diverges" ||
+	not_ok "read_cpu: the same source reading the queue without saakm_read_cpu() diverges" "status $rc: $out"
+sed 's/ seq=22 kind=4 ev=3 cpu=-1 pid=-1 a=0 / seq=22 kind=4 ev=3 cpu=-1 pid=-1 a=1 /' "$rx" >"$tmp/read-cpu1.trace"
+"$saakm" convert "$tmp/read-cpu1.trace" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/read-cpu1.rec" >/dev/null 2>&1
+replay "$tmp/read-cpu1.rec" "$fifo"
+[ "$rc" = 1 ] && grep -q "expected: INPUT read_cpu cpu 1 = 1" <<<"$out" && grep -q "got:      INPUT read_cpu cpu 0 (asked)" <<<"$out" &&
+	ok "read_cpu: a read of another CPU than recorded diverges at its INPUT" ||
+	not_ok "read_cpu: a read of another CPU than recorded diverges at its INPUT" "status $rc: $out"
+# shinjuku's newly_idle() walks the shared queue under sj_lock, and records its length there:
+# replay must not take the lock at the CALL (cpu 1's block(), between, would find it held)
+lx=$here/fixtures/record/shinjuku-lock.trace
+"$saakm" convert "$lx" -p shinjuku -i 5 -P "slice_us=30" -o "$tmp/lock.rec" >/dev/null 2>&1
+replay "$tmp/lock.rec" "$root/policies/shinjuku/saakm_shinjuku.c"
+[ "$rc" = 0 ] && grep -q "all 16 records match (5 calls)" <<<"$out" &&
+	ok "read_cpu: a read under a policy lock waits for its turn before taking the lock (shinjuku)" ||
+	not_ok "read_cpu: a read under a policy lock waits for its turn before taking the lock (shinjuku)" "status $rc: $out"
+# recordings without read_cpu records (kernels before saakm_read_cpu()): the read sees the replayed world
+replay "$tmp/steal.rec" "$fifo"
+[ "$rc" = 0 ] && grep -q "1 reads of another CPU's state (saakm_read_cpu()) have no INPUT record" <<<"$out" &&
+	ok "read_cpu: a recording without read_cpu records replays, the reads served by the replayed world" ||
+	not_ok "read_cpu: a recording without read_cpu records replays" "status $rc: $out"
+
 # --- incomplete recordings ------------------------------------------------------------
 sed '/ seq=50 /d' "$fx" >"$tmp/gap.trace"
 "$saakm" convert "$tmp/gap.trace" -p fifo -i 1 -P "slice_ms=20 steal=N" -o "$tmp/gap.rec" >/dev/null 2>&1
@@ -185,9 +230,10 @@ for params in "" "steal=1"; do
 	done
 done
 "$gen" "$tmp/s.rec" -n 100000 -c 4 -t 16 -s 1 -P steal=1 >/dev/null
-"$saakm" dump "$tmp/s.rec" | grep -q "CALL  balance_pick" && "$saakm" dump "$tmp/s.rec" | grep -q "INPUT can_migrate" &&
-	ok "synthetic: steal=1 recordings exercise balance_pick and can_migrate inputs" ||
-	not_ok "synthetic: steal=1 recordings exercise balance_pick and can_migrate inputs"
+"$saakm" dump "$tmp/s.rec" >"$tmp/s.txt"
+grep -q "CALL  balance_pick" "$tmp/s.txt" && grep -q "INPUT can_migrate" "$tmp/s.txt" && grep -q "INPUT read_cpu" "$tmp/s.txt" &&
+	ok "synthetic: steal=1 recordings exercise balance_pick, can_migrate and read_cpu inputs" ||
+	not_ok "synthetic: steal=1 recordings exercise balance_pick, can_migrate and read_cpu inputs"
 
 for seed in 1 2; do
 	"$gen" "$tmp/k.rec" -n 100000 -c 4 -t 16 -s "$seed" -P slice_ms=4 -i -k >/dev/null

@@ -10,7 +10,8 @@
  * saakm_change_state() (the transition table SAAKM_TRANSITIONS of
  * <linux/saakm_replay.h>, the callback restrictions of saakm_in_context(),
  * the wrong-cpu check), saakm_running_ns(), saakm_exec_ns(),
- * saakm_can_migrate(), registration (ops checks, slots, ids, core_entry on
+ * saakm_can_migrate(), saakm_read_cpu() (an input only within a callback),
+ * registration (ops checks, slots, ids, core_entry on
  * every online CPU) and unregistration (every attached task terminated and
  * freed, core_exit on every online CPU, exit). The runqueues are not
  * followed but shared: the kernel's saakm_rq.c is compiled into libusim.
@@ -1190,6 +1191,26 @@ u64 saakm_exec_ns(struct task_struct *p)
 	if (W.hooks.input)
 		W.hooks.input(W.hooks.ctx, SAAKM_INPUT_EXEC_NS, p, -1, &val);
 	return val;
+}
+
+/* A callback takes a lock of the policy's: tell the driver (struct usim_hooks). */
+void usim_lock_point(void)
+{
+	if (W.hooks.lock && W.ctx.ev != SAAKM_NR_EVENTS)
+		W.hooks.lock(W.hooks.ctx);
+}
+
+/* saakm_read_cpu()'s switch: "recording" is always on here, so every read comes below. */
+const int saakm_recording_key = 1;
+
+/* What a callback read of another CPU's state (the kernel records it as an INPUT). */
+u64 __saakm_read_cpu(struct saakm_policy *pol, int cpu, u64 val)
+{
+	unsigned long long v = val;
+
+	if (W.hooks.input && W.ctx.ev != SAAKM_NR_EVENTS)
+		W.hooks.input(W.hooks.ctx, SAAKM_INPUT_READ_CPU, NULL, cpu, &v);
+	return v;
 }
 
 void saakm_policy_error(struct saakm_policy *pol, const char *fmt, ...)

@@ -42,10 +42,12 @@ struct saakm_policy;
  * @state: a saakm_change_state() that passed validation, after it was
  *	applied: @from/@to states, @cpu the cpu argument, @rq_cpu the cpu
  *	field of the runqueue argument (-1 for NULL or a shared runqueue)
- * @input: saakm_running_ns(), saakm_exec_ns() (@dst -1) or
- *	saakm_can_migrate() (@dst the CPU), @which the SAAKM_INPUT_* of
- *	<linux/saakm_replay.h> that the kernel records it as: set *@val and
- *	return 1 to override what the simulation computed (passed in *@val)
+ * @input: saakm_running_ns(), saakm_exec_ns() (@dst -1),
+ *	saakm_can_migrate() (@dst the CPU) or, within a callback,
+ *	saakm_read_cpu() (@p NULL, @dst the CPU read), @which the
+ *	SAAKM_INPUT_* of <linux/saakm_replay.h> that the kernel records it
+ *	as: set *@val and return 1 to override what the simulation computed
+ *	(passed in *@val)
  * @error: a refused transition, a wrong-cpu insertion, saakm_policy_error(),
  *	or a misuse of the API the simulation detected; the message names the
  *	policy, task, states. usim_call() still returns normally.
@@ -56,6 +58,8 @@ struct saakm_policy;
  *	callback or hrtimer returned, as the kernel's irq_work does
  * @timer: an hrtimer callback of @cpu returned (and was re-armed if it
  *	asked): the point where the kernel runs irq_work raised in it
+ * @lock: a callback is about to take a lock of the policy's (spin_lock(),
+ *	raw_spin_lock(), ... of <linux/spinlock.h>)
  */
 struct usim_hooks {
 	void *ctx;
@@ -66,6 +70,7 @@ struct usim_hooks {
 		     struct task_struct *p, int a, long ret);
 	void (*kick)(void *ctx, struct saakm_policy *pol, int cpu, unsigned int flags);
 	void (*timer)(void *ctx, int cpu);
+	void (*lock)(void *ctx);
 };
 
 /* World. */

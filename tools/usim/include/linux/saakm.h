@@ -27,7 +27,16 @@
 #define __USIM_INNER 1
 #define __USIM_OUTER_saakm
 #endif
+/*
+ * saakm_read_cpu() tests the kernel's recorder switch (a static key) before
+ * it records: in user space the switch is always on, and libusim's
+ * __saakm_read_cpu() gives replay the recorded value. Not for policies.
+ */
+#define DECLARE_STATIC_KEY_FALSE(name)	extern const int name
+#define static_branch_unlikely(key)	(*(key))
 #include "../../../../build/linux/include/linux/saakm.h"
+#undef static_branch_unlikely
+#undef DECLARE_STATIC_KEY_FALSE
 #ifdef __USIM_OUTER_saakm
 #undef __USIM_OUTER_saakm
 #undef __USIM_INNER

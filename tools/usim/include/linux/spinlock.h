@@ -3,7 +3,9 @@
  * usim shim <linux/spinlock.h> (policy subset). The simulation runs one
  * callback at a time, so a lock only records that it is held: taking a lock
  * already held (a self-deadlock in the kernel) or releasing a free one is
- * reported as a WARN. The irq/bh/irqsave forms are the same lock.
+ * reported as a WARN. The irq/bh/irqsave forms are the same lock. Before a
+ * callback takes one, usim_lock_point() tells the driver (replay runs
+ * overlapping calls on coroutines: the call waits there for its turn).
  */
 #ifndef USIM_SHIM_SPINLOCK_H
 #define USIM_SHIM_SPINLOCK_H
@@ -20,6 +22,7 @@ typedef spinlock_t raw_spinlock_t;
 
 static inline void usim_spin_lock(spinlock_t *l)
 {
+	usim_lock_point();
 	WARN_ON(l->locked);
 	l->locked = 1;
 }
@@ -32,6 +35,7 @@ static inline void usim_spin_unlock(spinlock_t *l)
 
 static inline int usim_spin_trylock(spinlock_t *l)
 {
+	usim_lock_point();
 	if (l->locked)
 		return 0;
 	l->locked = 1;

@@ -40,6 +40,7 @@ void usim_warn(const char *file, int line, const char *what);
 int usim_this_cpu(void);
 unsigned long usim_jiffies(void);
 unsigned long long usim_clock_ns(void);
+void usim_lock_point(void);
 
 #ifndef __init
 #define __init
