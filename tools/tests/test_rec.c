@@ -39,8 +39,9 @@ static void test_names(void)
 		  "record kinds from SAAKM_REC_KINDS, in order");
 	TAP_CHECK(saakm_rec_kind_index("state") == SAAKM_REC_STATE && saakm_rec_kind_index("x") == -1,
 		  "kind index by name");
-	TAP_CHECK(SAAKM_NR_INPUTS == 3 && SAAKM_INPUT_RUNNING_NS == 0 && SAAKM_INPUT_EXEC_NS == 2 &&
-		  !strcmp(saakm_input_name(SAAKM_INPUT_EXEC_NS), "exec_ns") &&
+	TAP_CHECK(SAAKM_NR_INPUTS == 4 && SAAKM_INPUT_RUNNING_NS == 0 && SAAKM_INPUT_EXEC_NS == 2 &&
+		  SAAKM_INPUT_READ_CPU == 3 && !strcmp(saakm_input_name(SAAKM_INPUT_EXEC_NS), "exec_ns") &&
+		  !strcmp(saakm_input_name(SAAKM_INPUT_READ_CPU), "read_cpu") &&
 		  !strcmp(saakm_input_name(SAAKM_NR_INPUTS), "?"),
 		  "input kinds from SAAKM_INPUTS, in order, named");
 	TAP_CHECK(saakm_transition_ok(SAAKM_ST_READY, SAAKM_ST_RUNNING) &&
@@ -165,7 +166,8 @@ static void test_corrupt(void)
 	const size_t H = sizeof(struct saakm_rec_header), FULL = H + 6 * 48;
 	const uint32_t v2 = 2, big = 5000, tiny = 16;
 	const uint64_t nr7 = 7, seq1 = 1;
-	const uint8_t kind9 = 9, state9 = 9, pad = 1, input3 = 3, exec_ns = SAAKM_INPUT_EXEC_NS;
+	const uint8_t kind9 = 9, state9 = 9, pad = 1, input4 = SAAKM_NR_INPUTS;
+	const uint8_t exec_ns = SAAKM_INPUT_EXEC_NS, read_cpu = SAAKM_INPUT_READ_CPU;
 	const char name[32] = "01234567890123456789012345678901";
 	char err[256];
 
@@ -194,10 +196,12 @@ static void test_corrupt(void)
 		  "an unknown record kind is refused");
 	TAP_CHECK(corrupt(FULL, H + 2 * 48 + 28, &state9, 1, err, sizeof(err)) == -EINVAL &&
 		  strstr(err, "unknown state"), "an unknown state is refused");
-	TAP_CHECK(corrupt(FULL, H + 4 * 48 + 39, &input3, 1, err, sizeof(err)) == -EINVAL &&
+	TAP_CHECK(corrupt(FULL, H + 4 * 48 + 39, &input4, 1, err, sizeof(err)) == -EINVAL &&
 		  strstr(err, "unknown input"), "an unknown input kind is refused");
 	TAP_CHECK(corrupt(FULL, H + 4 * 48 + 39, &exec_ns, 1, err, sizeof(err)) == 0,
 		  "an exec_ns input (SAAKM_INPUT_EXEC_NS) is accepted");
+	TAP_CHECK(corrupt(FULL, H + 4 * 48 + 39, &read_cpu, 1, err, sizeof(err)) == 0,
+		  "a read_cpu input (SAAKM_INPUT_READ_CPU) is accepted");
 	TAP_CHECK(corrupt(FULL, H + 42, &pad, 1, err, sizeof(err)) == -EINVAL && strstr(err, "padding"),
 		  "non-zero padding is refused");
 	TAP_CHECK(corrupt(FULL, 0, NULL, 0, err, sizeof(err)) == 0, "the unpatched file reads (control)");
@@ -346,6 +350,12 @@ static void test_format(void)
 				.a = -1, .cpu = -1, .c = 123456789 };
 	TAP_CHECK(!strcmp(saakm_rec_format(&r, buf, sizeof(buf)), "INPUT exec_ns pid 5 = 123456789"),
 		  "INPUT of saakm_exec_ns() names it, with its value");
+	r = (struct saakm_rec){ .kind = SAAKM_REC_INPUT, .ev = SAAKM_INPUT_READ_CPU, .pid = -1,
+				.a = 1, .cpu = -1, .c = 3 };
+	TAP_CHECK(!strcmp(saakm_rec_format(&r, buf, sizeof(buf)), "INPUT read_cpu cpu 1 = 3"),
+		  "INPUT of saakm_read_cpu() names the CPU read, with its value");
+	r.pid = 5;
+	r.c = 123456789;
 	r.ev = SAAKM_NR_INPUTS;
 	TAP_CHECK(!strcmp(saakm_rec_format(&r, buf, sizeof(buf)), "INPUT ? pid 5 = 123456789"),
 		  "an unknown input kind is shown as ?");
