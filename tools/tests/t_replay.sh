@@ -60,6 +60,16 @@ replay() {
 	rc=$?
 }
 
+# expect STATUS DESC PATTERN...: the last replay exited STATUS and printed every PATTERN
+expect() {
+	local want=$1 desc=$2 p
+	shift 2
+	for p in "$@"; do
+		grep -q -- "$p" <<<"$out" || want=mismatch
+	done
+	if [ "$rc" = "$want" ]; then ok "$desc"; else not_ok "$desc" "status $rc: $out"; fi
+}
+
 # --- the fixture ------------------------------------------------------------------
 fx=$here/fixtures/record/fifo.trace
 "$saakm" convert "$fx" -p fifo -i 1 -P "slice_ms=20 steal=N" -o "$tmp/fx.rec" >/dev/null 2>&1
@@ -136,36 +146,30 @@ replay "$tmp/steal-old.rec" "$fifo"
 rx=$here/fixtures/record/fifo-read.trace
 "$saakm" convert "$rx" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/read.rec" >/dev/null 2>&1
 replay "$tmp/read.rec" "$fifo"
-[ "$rc" = 0 ] && grep -q "all 26 records match (9 calls)" <<<"$out" &&
-	ok "read_cpu: a stale read of another CPU's queue is served from its INPUT record and matches" ||
-	not_ok "read_cpu: a stale read of another CPU's queue is served from its INPUT record and matches" "status $rc: $out"
+expect 0 "read_cpu: a stale read of another CPU's queue is served from its INPUT record and matches" \
+	"all 26 records match (9 calls)"
 mkdir -p "$tmp/raw"
 sed 's/saakm_read_cpu(pol, other, saakm_rq_len(rq_of(other)))/saakm_rq_len(rq_of(other))/' "$fifo" >"$tmp/raw/saakm_fifo.c"
 [ "$(diff "$fifo" "$tmp/raw/saakm_fifo.c" | grep -c '^>')" = 1 ] || echo "# variant raw: the sed script no longer changes exactly one line" >&2
 replay "$tmp/read.rec" "$tmp/raw/saakm_fifo.c"
-[ "$rc" = 1 ] && grep -q "DIVERGENCE at record 22 (seq 22), cpu 1" <<<"$out" &&
-	grep -q "expected: INPUT read_cpu cpu 0 = 1" <<<"$out" && grep -q "got:      the callback returned" <<<"$out" &&
-	ok "read_cpu: the same source reading the queue without saakm_read_cpu() sees it empty: diverges" ||
-	not_ok "read_cpu: the same source reading the queue without saakm_read_cpu() diverges" "status $rc: $out"
+expect 1 "read_cpu: the same source reading the queue without saakm_read_cpu() sees it empty: diverges" \
+	"DIVERGENCE at record 22 (seq 22), cpu 1" "expected: INPUT read_cpu cpu 0 = 1" "got:      the callback returned"
 sed 's/ seq=22 kind=4 ev=3 cpu=-1 pid=-1 a=0 / seq=22 kind=4 ev=3 cpu=-1 pid=-1 a=1 /' "$rx" >"$tmp/read-cpu1.trace"
 "$saakm" convert "$tmp/read-cpu1.trace" -p fifo -i 3 -P "slice_ms=20 steal=Y" -o "$tmp/read-cpu1.rec" >/dev/null 2>&1
 replay "$tmp/read-cpu1.rec" "$fifo"
-[ "$rc" = 1 ] && grep -q "expected: INPUT read_cpu cpu 1 = 1" <<<"$out" && grep -q "got:      INPUT read_cpu cpu 0 (asked)" <<<"$out" &&
-	ok "read_cpu: a read of another CPU than recorded diverges at its INPUT" ||
-	not_ok "read_cpu: a read of another CPU than recorded diverges at its INPUT" "status $rc: $out"
+expect 1 "read_cpu: a read of another CPU than recorded diverges at its INPUT" \
+	"expected: INPUT read_cpu cpu 1 = 1" "got:      INPUT read_cpu cpu 0 (asked)"
 # shinjuku's newly_idle() walks the shared queue under sj_lock, and records its length there:
 # replay must not take the lock at the CALL (cpu 1's block(), between, would find it held)
 lx=$here/fixtures/record/shinjuku-lock.trace
 "$saakm" convert "$lx" -p shinjuku -i 5 -P "slice_us=30" -o "$tmp/lock.rec" >/dev/null 2>&1
 replay "$tmp/lock.rec" "$root/policies/shinjuku/saakm_shinjuku.c"
-[ "$rc" = 0 ] && grep -q "all 16 records match (5 calls)" <<<"$out" &&
-	ok "read_cpu: a read under a policy lock waits for its turn before taking the lock (shinjuku)" ||
-	not_ok "read_cpu: a read under a policy lock waits for its turn before taking the lock (shinjuku)" "status $rc: $out"
+expect 0 "read_cpu: a read under a policy lock waits for its turn before taking the lock (shinjuku)" \
+	"all 16 records match (5 calls)"
 # recordings without read_cpu records (kernels before saakm_read_cpu()): the read sees the replayed world
 replay "$tmp/steal.rec" "$fifo"
-[ "$rc" = 0 ] && grep -q "1 reads of another CPU's state (saakm_read_cpu()) have no INPUT record" <<<"$out" &&
-	ok "read_cpu: a recording without read_cpu records replays, the reads served by the replayed world" ||
-	not_ok "read_cpu: a recording without read_cpu records replays" "status $rc: $out"
+expect 0 "read_cpu: a recording without read_cpu records replays, the reads served by the replayed world" \
+	"1 reads of another CPU's state (saakm_read_cpu()) have no INPUT record"
 
 # --- incomplete recordings ------------------------------------------------------------
 sed '/ seq=50 /d' "$fx" >"$tmp/gap.trace"
