@@ -575,6 +575,30 @@ static inline long long thread_cpu_ns(void)
  */
 static volatile int *stop;
 
+/* Wait up to @secs for *@flag (set by a child) to be non-zero; its value. */
+static inline int wait_flag(volatile int *flag, double secs)
+{
+	double end = now_s() + secs;
+
+	while (!*flag && now_s() < end)
+		usleep(200);
+	return *flag;
+}
+
+/*
+ * Wait up to 5 s for a child to report its join in *@joined (1, or -errno,
+ * as spin_pinned() does). 0 if it joined; -1 after saying why, with @what.
+ */
+static inline int wait_joined(volatile int *joined, const char *what)
+{
+	int ret = wait_flag(joined, 5);
+
+	if (ret == 1)
+		return 0;
+	printf("# %s: %s\n", what, ret ? strerror(-ret) : "timeout");
+	return -1;
+}
+
 static inline int spin_pinned(int cpu, int id, double secs, volatile int *joined)
 {
 	double end = now_s() + secs;

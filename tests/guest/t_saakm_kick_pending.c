@@ -134,16 +134,9 @@ static long read_knob(const char *path)
 /* A probe spinner on CPU 1, running: 0, or -1 (and why, as a comment). */
 static int start_spinner(int id)
 {
-	double t0;
-
 	spin = spawn(probe_spinner, id);
-	for (t0 = now_s(); !sh->joined && now_s() < t0 + 5;)
-		usleep(1000);
-	if (sh->joined != 1) {
-		printf("# spinner did not join probe: %s\n",
-		       sh->joined ? strerror(-sh->joined) : "timeout");
+	if (wait_joined(&sh->joined, "spinner did not join probe"))
 		return -1;
-	}
 	/* long enough for 50 ticks (HZ=250) without a preempt() */
 	usleep(200000);
 	return 0;
@@ -294,16 +287,6 @@ static int spinner_b(long id)
 		return 1;
 	watch_hog(&sh->seen_b, &sh->t_b, &sh->under_b);
 	return 0;
-}
-
-/* Wait up to @secs for *@flag to be non-zero; its value. */
-static int wait_flag(volatile int *flag, double secs)
-{
-	double end = now_s() + secs;
-
-	while (!*flag && now_s() < end)
-		usleep(200);
-	return *flag;
 }
 
 /*

@@ -70,19 +70,13 @@ static double share_under_rt(int id)
 	memset(sh, 0, sizeof(*sh));
 	*stop = 0;
 	spin = spawn(spinner_on, id);
-	for (t0 = now_s(); !sh->joined && now_s() < t0 + 5;)
-		usleep(2000);
-	if (sh->joined != 1) {
-		printf("# spinner did not start: %s\n",
-		       sh->joined ? strerror(-sh->joined) : "timeout");
+	if (wait_joined(&sh->joined, "spinner did not start")) {
 		stop_children();
 		return -1;
 	}
 	usleep(200000);
 	hog = spawn(rt_hog, 0);
-	for (t0 = now_s(); !sh->hog_started && now_s() < t0 + 5;)
-		usleep(1000);
-	if (!sh->hog_started) {
+	if (!wait_flag(&sh->hog_started, 5)) {
 		printf("# the RT hog did not start\n");
 		stop_children();
 		return -1;
