@@ -19,9 +19,7 @@
  */
 #include <linux/saakm.h>
 
-static unsigned int slice_ms = 20;
-module_param(slice_ms, uint, 0644);
-MODULE_PARM_DESC(slice_ms, "time slice in ms when others wait (0: no preemption)");
+SAAKM_PARAM_UINT(slice_ms, 20, 0, 1000, 0644, "time slice in ms when others wait (0: no preemption)");
 
 static bool steal;
 module_param(steal, bool, 0444);

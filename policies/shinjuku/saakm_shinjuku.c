@@ -25,9 +25,8 @@
  * by schedule()). FCFS is strict for CPUs that run out of work; a busy CPU
  * serves the tasks waiting on it, in order.
  *
- * Parameters: slice_us (default 30), 5..1000000, checked at load and at each
- * write to /sys/module/saakm_shinjuku/parameters/slice_us; applies from the
- * next dispatch.
+ * Parameter: slice_us (default 30, 5..1000000; at load or in sysfs, from
+ * the next dispatch).
  */
 #include <linux/saakm.h>
 #include <linux/hrtimer.h>
@@ -36,30 +35,7 @@
 #include <linux/spinlock.h>
 
 /* Below 5 µs, ending a slice (timer, kick, switch) costs more than the slice. */
-#define SLICE_MIN_US	5
-#define SLICE_MAX_US	1000000
-
-static unsigned int slice_us = 30;
-
-static int slice_us_set(const char *val, const struct kernel_param *kp)
-{
-	unsigned int us;
-
-	if (kstrtouint(val, 0, &us) || us < SLICE_MIN_US || us > SLICE_MAX_US) {
-		pr_err("saakm_shinjuku: slice_us must be %u..%u (microseconds)\n",
-		       SLICE_MIN_US, SLICE_MAX_US);
-		return -EINVAL;
-	}
-	WRITE_ONCE(*(unsigned int *)kp->arg, us);
-	return 0;
-}
-
-static const struct kernel_param_ops slice_us_ops = {
-	.set = slice_us_set,
-	.get = param_get_uint,
-};
-module_param_cb(slice_us, &slice_us_ops, &slice_us, 0644);
-MODULE_PARM_DESC(slice_us, "time slice in microseconds, 5..1000000 (default 30)");
+SAAKM_PARAM_UINT(slice_us, 30, 5, 1000000, 0644, "time slice in microseconds");
 
 struct sj_cpu {
 	struct hrtimer timer;	/* end of the running task's slice */

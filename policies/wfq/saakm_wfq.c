@@ -19,24 +19,11 @@
 #include <linux/math64.h>
 #include <linux/slab.h>
 
-/* An unsigned parameter refused (-EINVAL) out of @lo..@hi, at load and in sysfs. */
-#define WFQ_PARAM(name, def, lo, hi, perm, desc)				\
-	static unsigned int name = def;						\
-	static int name##_set(const char *arg, const struct kernel_param *kp)	\
-	{									\
-		return param_set_uint_minmax(arg, kp, lo, hi);			\
-	}									\
-	static const struct kernel_param_ops name##_ops = {			\
-		.set = name##_set, .get = param_get_uint,			\
-	};									\
-	module_param_cb(name, &name##_ops, &name, perm);			\
-	MODULE_PARM_DESC(name, desc " (" #lo ".." #hi ", default " #def ")")
-
-WFQ_PARAM(slice_ms, 3, 1, 100, 0644, "time slice, ms");	/* 0.75 ms * (1 + log2(8)) */
-WFQ_PARAM(wakeup_gran_us, 1000, 0, 100000, 0644, "vruntime lead to preempt at wakeup, us");
-WFQ_PARAM(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms"); /* CFS: few ms * 16 */
-WFQ_PARAM(balance_max, 8, 1, 64, 0444, "tasks one balance may move");
-WFQ_PARAM(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms"); /* < 5 s */
+SAAKM_PARAM_UINT(slice_ms, 3, 1, 100, 0644, "time slice, ms");	/* 0.75 ms * (1 + log2(8)) */
+SAAKM_PARAM_UINT(wakeup_gran_us, 1000, 0, 100000, 0644, "vruntime lead to preempt at wakeup, us");
+SAAKM_PARAM_UINT(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms"); /* CFS: few ms * 16 */
+SAAKM_PARAM_UINT(balance_max, 8, 1, 64, 0444, "tasks one balance may move");
+SAAKM_PARAM_UINT(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms"); /* < 5 s */
 
 /*
  * Per CPU, under rq(cpu). Other CPUs read load, min_vruntime and the idle

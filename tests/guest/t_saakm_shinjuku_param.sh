@@ -11,12 +11,12 @@ param=/sys/module/saakm_shinjuku/parameters/slice_us
 
 # load_refused VALUE: insmod with slice_us=VALUE fails and says why
 load_refused() {
-	_before=$(log_since_start | grep -c 'saakm_shinjuku: slice_us must be')
+	_before=$(log_since_start | grep -c 'saakm_shinjuku: slice_us=.* refused: allowed 5\.\.1000000')
 	if insmod "$ko" "slice_us=$1" 2>/dev/null; then
 		rmmod saakm_shinjuku
 		return 1
 	fi
-	[ "$(log_since_start | grep -c 'saakm_shinjuku: slice_us must be')" -gt "$_before" ]
+	[ "$(log_since_start | grep -c 'saakm_shinjuku: slice_us=.* refused: allowed 5\.\.1000000')" -gt "$_before" ]
 }
 
 tap_subtest "load time"

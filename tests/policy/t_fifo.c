@@ -211,7 +211,7 @@ static void t_unload(void)
 	EXPECT(usim_alloc_outstanding() == 0);
 }
 
-/* Module parameters: set, read back, unknown ones refused. */
+/* Module parameters: set, read back, unknown or out-of-range ones refused. */
 static void t_params(void)
 {
 	char buf[128];
@@ -225,6 +225,10 @@ static void t_params(void)
 	uc_clear_failure();
 	EXPECT(usim_set_params("slice_ms=oops") == -EINVAL);
 	uc_clear_failure();
+	/* A slice past a second is refused (the stall timeout is 5 s), the value kept. */
+	EXPECT(usim_param_write("slice_ms", "1001") == -EINVAL);
+	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "7"));
+	EXPECT(usim_param_write("slice_ms", "1000") == 0);
 }
 
 int main(void)
@@ -243,6 +247,6 @@ int main(void)
 	RUN(t_hotplug, "hotplug: tasks of a dying CPU move, none lost; CPU returns");
 	RUN(t_wake_offline, "wakeup on an offline CPU falls back to an online one");
 	RUN(t_unload, "exit and unload: terminate each task, nothing left");
-	RUN(t_params, "module parameters set, read back, unknown refused");
+	RUN(t_params, "module parameters set, read back, unknown or out-of-range refused");
 	return tap_done();
 }

@@ -14,6 +14,11 @@
 struct module;
 #define THIS_MODULE ((struct module *)0)
 
+/* Kbuild names each object's module; a policy built here is "policy". */
+#ifndef KBUILD_MODNAME
+#define KBUILD_MODNAME "policy"
+#endif
+
 void usim_register_module(int (*init)(void), void (*exit)(void));
 
 #define module_init(fn)							\
