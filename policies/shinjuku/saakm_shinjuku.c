@@ -30,7 +30,6 @@
  */
 #include <linux/saakm.h>
 #include <linux/hrtimer.h>
-#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/spinlock.h>
 
@@ -82,10 +81,7 @@ static void sj_unqueue(struct task_struct *p, enum saakm_task_state state, int c
 	saakm_change_state(p, state, cpu, NULL);
 }
 
-/*
- * Other CPUs' idle bit and queue length, read without their locks (hints):
- * through saakm_read_cpu(), which records them for replay.
- */
+/* Other CPUs' idle bit and queue length, unlocked hints: saakm_read_cpu() records them. */
 static bool sj_idles(struct saakm_policy *pol, unsigned int cpu)
 {
 	return saakm_read_cpu(pol, cpu, cpumask_test_cpu(cpu, &sj_idle));
