@@ -411,7 +411,8 @@ static void refused_at_load(const char *params)
 		if (n < 0)
 			break;
 		rec[n] = 0;
-		found |= strstr(rec, "saakm_shinjuku: slice_us must be 5..1000000") != NULL;
+		found |= strstr(rec, "saakm_shinjuku: slice_us=") &&
+			 strstr(rec, "refused: allowed 5..1000000");
 	}
 	if (fd >= 0)
 		close(fd);
