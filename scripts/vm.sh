@@ -12,6 +12,12 @@
 # Exit status (with -e): the command's status if the guest ran clean;
 #   124 hard timeout, 125 no status came back (guest died), 3 the log scan
 #   found a kernel problem (takes precedence over the command's status).
+#
+# A guest that dies before COMMAND starts, with a clean console log, is
+# booted once more: QEMU itself has crashed during boot on this host (a
+# segfault in PCI enumeration, once in about a day of guests). A kernel that
+# dies at boot with a report fails at once, and one that dies silently fails
+# on the second boot; the first attempt's log is kept (FILE.boot1).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -78,7 +84,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-VNG=$VENV/bin/vng
+VNG=${SAAKM_VNG:-$VENV/bin/vng} # SAAKM_VNG: a stand-in, for the runner's own tests
 [ -x "$VNG" ] || die "$VNG missing: run 'make setup'"
 export PATH="$VENV/bin:$PATH" # vng runs virtme-run and friends from there
 [ -f "$kdir/arch/x86/boot/bzImage" ] || die "no kernel in $kdir: run 'make kernel'"
@@ -139,7 +145,7 @@ state=$(mktemp -d "$BUILD_DIR/vm-state.XXXXXX")
 trap 'rm -rf "$state"' EXIT
 args+=(--rwdir "$state" --verbose)
 # The status of the command travels through the shared directory.
-args+=(--exec "cd '$SAAKM_ROOT' && { sh -c '$(printf '%s' "$cmd" | sed "s/'/'\\\\''/g")'; echo \$? > '$state/exit-code'; }")
+args+=(--exec "touch '$state/started'; cd '$SAAKM_ROOT' && { sh -c '$(printf '%s' "$cmd" | sed "s/'/'\\\\''/g")'; echo \$? > '$state/exit-code'; }")
 
 if [ -n "$dry" ]; then
 	printf '%q ' "$VNG" "${args[@]}"
@@ -150,24 +156,38 @@ fi
 t0=$SECONDS
 tcmd=()
 [ -n "$timeout_s" ] && tcmd=(timeout --kill-after=10 "$timeout_s")
-{
-	echo "# vm: $(date -Is) $VNG ${args[*]}"
-	cd "$SAAKM_ROOT" && "${tcmd[@]}" "$VNG" "${args[@]}" </dev/null 2>&1
-	echo "# vm: vng exited with status $? (not trusted)"
-} | if [ -n "$verbose" ]; then
-	tee "$logfile"
-elif [ -n "$filter" ]; then
-	tee "$logfile" | { grep --line-buffered -E "$filter" || true; }
-else
-	cat >"$logfile"
+# One boot: the console goes to $logfile; sets vng_rc.
+boot() {
+	{
+		echo "# vm: $(date -Is) $VNG ${args[*]}"
+		cd "$SAAKM_ROOT" && "${tcmd[@]}" "$VNG" "${args[@]}" </dev/null 2>&1
+		echo "# vm: vng exited with status $? (not trusted)"
+	} | if [ -n "$verbose" ]; then
+		tee "$logfile"
+	elif [ -n "$filter" ]; then
+		tee "$logfile" | { grep --line-buffered -E "$filter" || true; }
+	else
+		cat >"$logfile"
+	fi
+	vng_rc=$(sed -n 's/^# vm: vng exited with status \([0-9]*\).*/\1/p' "$logfile" | tail -1)
+}
+
+timed_out() {
+	[ -n "$timeout_s" ] && { [ "$vng_rc" = 124 ] || [ "$vng_rc" = 137 ]; }
+}
+
+boot
+if [ ! -e "$state/started" ] && ! timed_out && python3 "$SAAKM_ROOT/scripts/logscan.py" "$logfile" >/dev/null; then
+	mv "$logfile" "$logfile.boot1"
+	log "vm: the guest died before the command started, with no kernel report (QEMU crashed?): booting once more; first log: ${logfile#"$SAAKM_ROOT"/}.boot1"
+	boot
 fi
-vng_rc=$(sed -n 's/^# vm: vng exited with status \([0-9]*\).*/\1/p' "$logfile" | tail -1)
 elapsed=$((SECONDS - t0))
 
 rc=0
 if [ -f "$state/exit-code" ]; then
 	rc=$(cat "$state/exit-code")
-elif [ -n "$timeout_s" ] && { [ "$vng_rc" = 124 ] || [ "$vng_rc" = 137 ]; }; then
+elif timed_out; then
 	log "vm: timed out after ${timeout_s}s of wall time, guest killed"
 	rc=124
 else
