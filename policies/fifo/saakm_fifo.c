@@ -38,6 +38,7 @@ static int fifo_pick_cpu(struct saakm_policy *pol, struct task_struct *p)
 	return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);
 }
 
+/* A task created, woken up or yielding goes to the tail of its CPU's queue. */
 static void fifo_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
@@ -55,11 +56,6 @@ static struct task_struct *fifo_schedule(struct saakm_policy *pol, int cpu)
 static void fifo_block(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);
-}
-
-static void fifo_yield(struct saakm_policy *pol, struct task_struct *p, int cpu)
-{
-	saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));
 }
 
 /* Round robin among the tasks of one CPU, only when someone is waiting. */
@@ -119,7 +115,7 @@ static struct saakm_ops fifo_ops = {
 	.unblock_prepare = fifo_pick_cpu,
 	.unblock_place	= fifo_place,
 	.block		= fifo_block,
-	.yield		= fifo_yield,
+	.yield		= fifo_place,
 	.tick		= fifo_tick,
 	.terminate	= fifo_terminate,
 	.schedule	= fifo_schedule,

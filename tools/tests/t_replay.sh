@@ -50,7 +50,7 @@ variant() {
 }
 variant lifo 's/struct task_struct \*p = saakm_rq_first(rq_of(cpu));/struct task_struct *p = NULL, *q; saakm_rq_for_each(q, rq_of(cpu)) p = q;/'
 variant firstcpu 's/return cpumask_nth(p->pid % cpumask_weight(p->cpus_ptr), p->cpus_ptr);/return cpumask_first(p->cpus_ptr);/'
-variant noyield '/^static void fifo_yield/,/^}/s/saakm_change_state(p, SAAKM_READY, cpu, rq_of(cpu));/;/'
+variant noblock '/^static void fifo_block/,/^}/s/saakm_change_state(p, SAAKM_BLOCKED, -1, NULL);/;/'
 mkdir -p "$tmp/bad"
 sed 's|#include <linux/saakm.h>|#include <linux/saakm.h>\n#include <linux/workqueue.h>|' "$fifo" >"$tmp/bad/saakm_fifo.c"
 
@@ -102,8 +102,8 @@ replay "$tmp/fx.rec" "$tmp/firstcpu/saakm_fifo.c"
 	grep -q "expected: RET   new_prepare cpu 1 -> 1" <<<"$out" && grep -q "got:      RET   new_prepare cpu 1 -> 0" <<<"$out" &&
 	ok "fixture: another CPU choice diverges at its RET (interleaved with cpu 0)" ||
 	not_ok "fixture: another CPU choice diverges at its RET (interleaved with cpu 0)" "status $rc: $out"
-replay "$tmp/fx.rec" "$tmp/noyield/saakm_fifo.c"
-[ "$rc" = 1 ] && grep -q "expected: STATE pid 101 RUNNING -> READY cpu 1 rq 1" <<<"$out" &&
+replay "$tmp/fx.rec" "$tmp/noblock/saakm_fifo.c"
+[ "$rc" = 1 ] && grep -q "expected: STATE pid 102 RUNNING -> BLOCKED cpu -1 rq -1" <<<"$out" &&
 	grep -q "got:      the callback returned without this state change" <<<"$out" &&
 	ok "fixture: a missing state change diverges" ||
 	not_ok "fixture: a missing state change diverges" "status $rc: $out"
