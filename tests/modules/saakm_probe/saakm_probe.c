@@ -67,6 +67,12 @@ static unsigned long bracket_violations;
 module_param(bracket_violations, ulong, 0444);
 MODULE_PARM_DESC(bracket_violations, "callbacks outside core_entry..core_exit");
 
+/* twice=1: register probe's ops a second time at load; twice_err: the result (issue 8). */
+static bool twice;
+module_param(twice, bool, 0444);
+static int twice_err;
+module_param(twice_err, int, 0444);
+
 /* CPUs between core_entry and core_exit. */
 static struct cpumask probe_entered;
 
@@ -405,6 +411,13 @@ static int __init saakm_probe_init(void)
 	pol = saakm_register_policy(&probe_ops, NULL);
 	if (IS_ERR(pol))
 		return PTR_ERR(pol);
+	if (twice) {	/* must be refused: the live one is not to be reset or doubled */
+		struct saakm_policy *again = saakm_register_policy(&probe_ops, NULL);
+
+		twice_err = PTR_ERR_OR_ZERO(again);
+		if (!IS_ERR(again))
+			saakm_unregister_policy(again);
+	}
 	kernel_param_lock(THIS_MODULE);
 	probe = pol;
 	kernel_param_unlock(THIS_MODULE);
