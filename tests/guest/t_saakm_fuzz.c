@@ -167,6 +167,26 @@ static int target_loop(long unused __attribute__((unused)))
 	return 0;
 }
 
+/* What a target that outlived its SIGKILL is doing, for the log. */
+static void describe_target(pid_t pid)
+{
+	static const char *const files[] = { "stat", "wchan", "stack", "sched" };
+	char path[64], buf[4096];
+
+	for (unsigned int i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		int fd, n;
+
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, files[i]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		buf[n > 0 ? n : 0] = 0;
+		for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+			printf("#   %s: %s\n", files[i], line);
+	}
+}
+
 static int is_allowed(int e)
 {
 	for (unsigned int i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
@@ -248,6 +268,9 @@ int main(void)
 			continue;
 		printf("# target %d did not exit 10 s after SIGKILL (lost by a policy?)\n",
 		       targets[i]);
+		describe_target(targets[i]);
+		if (reap_within(targets[i], 60 * timeout_scale(), &status) == 0)
+			printf("# target %d exited within %d s more\n", targets[i], 60 * timeout_scale());
 		exited_all = 0;
 	}
 	TAP_CHECK(exited_all, "every target exits after SIGKILL");
