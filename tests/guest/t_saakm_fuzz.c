@@ -8,11 +8,14 @@
  * documented errno; the kernel must stay clean and every task consistent.
  * SAAKM_FUZZ_ITERS sets the number of calls per thread (default 20000).
  *
- * Opt-in (make test T=saakm_fuzz) until a guest hang it triggers is fixed:
- * twice (session 2, and 2026-11-22 16:40 on the debug kernel) the guest
- * stopped printing anything right after the test unloaded both policies,
- * with one vCPU busy and no lockup report. Suspect: a target joined to
- * probe while probe unregisters. A hang would block every CI run.
+ * Opt-in (make test T=saakm_fuzz). It hung the guest twice (before its
+ * waits were bounded), and on 2026-11-23 it failed 2 of 8 debug runs: a
+ * target the fuzzer had left in SCHED_DEADLINE (1 ms every 100 ms) was
+ * runnable, throttled with its deadline in the past, and never ran again,
+ * not even to die of SIGKILL. t_dl_switch shows the same with no SaaKM
+ * task at all (DEADLINE <-> SCHED_OTHER), so the fuzzer now gives deadline
+ * targets room (30 ms every 100 ms) and moves every target to SCHED_OTHER
+ * before killing it.
  */
 #include "saakm_test.h"
 #include <fcntl.h>
@@ -94,8 +97,14 @@ static void fuzz_setattr(unsigned int *seed)
 	a->sched_flags = rnd(seed, 4) ? 0 : rnd(seed, 0x80);
 	a->sched_nice = (int)rnd(seed, 50) - 25;
 	a->sched_priority = rnd(seed, 4) ? 0 : rnd(seed, 120);
-	if (a->sched_policy == 6 && rnd(seed, 2)) {	/* sometimes a valid deadline task */
-		a->sched_runtime = 1000000;
+	/*
+	 * Sometimes a valid deadline task, with more runtime than a target
+	 * needs (about 10%): 6.12 can leave a DEADLINE task that overran and
+	 * was moved to another class and back throttled for good, SaaKM or
+	 * not (t_dl_switch).
+	 */
+	if (a->sched_policy == 6 && rnd(seed, 2)) {
+		a->sched_runtime = 30000000;
 		a->sched_deadline = a->sched_period = 100000000;
 	}
 	a->sched_saakm_id = ids[rnd(seed, sizeof(ids) / sizeof(ids[0]))];
@@ -257,6 +266,7 @@ int main(void)
 		int pol = sched_getscheduler(targets[i]);
 
 		ok &= pol != SCHED_SAAKM && pol >= 0;
+		saakm_leave(targets[i]);	/* off DEADLINE too: see fuzz_setattr() */
 		kill(targets[i], SIGKILL);
 	}
 	TAP_CHECK(ok, "no target is left in SCHED_SAAKM after unloading");
