@@ -51,7 +51,7 @@ int main(void)
 	volatile unsigned long *count = shared_mem(sizeof(*count));
 	unsigned int seed = 1, moves = 0;
 	int saakm = !strcmp(to, "saakm"), id = 0, stuck = 0, err = 0;
-	double end;
+	double start, end;
 	pid_t pid;
 
 	if (saakm) {
@@ -59,7 +59,8 @@ int main(void)
 		TAP_CHECK(id > 0, "fifo loaded");
 	}
 	pid = spawn(count_loops, (long)count);
-	for (end = now_s() + secs; now_s() < end && !stuck && !err; moves++) {
+	start = now_s();
+	for (end = start + secs; now_s() < end && !stuck && !err; moves++) {
 		unsigned long c;
 		double t;
 
@@ -73,7 +74,7 @@ int main(void)
 			err = saakm ? saakm_join(pid, id, 0) : saakm_leave(pid);
 		usleep(1000 * (1 + rand_r(&seed) % 60));
 	}
-	printf("# %u moves DEADLINE <-> %s in %.0f s\n", moves, to, secs);
+	printf("# %u moves DEADLINE <-> %s in %.1f s\n", moves, to, now_s() - start);
 	if (err)
 		printf("# a move failed: %s\n", strerror(-err));
 	TAP_CHECK(!err, "every move succeeded");
