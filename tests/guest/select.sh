@@ -2,8 +2,8 @@
 # tests/run.sh (bash) and the guest's tests/guest/run-suite.sh (sh) source it.
 # shellcheck shell=sh
 #
-# Tags are comments in a test's source, or strings in a C test's binary
-# (SAAKM_TAG in saakm_test.h):
+# Tags are comments in a test's source, SAAKM_TAG("...") in a C test's
+# source, or the strings SAAKM_TAG leaves in its binary (saakm_test.h):
 #   saakm-test: opt-in       run only when selected by name
 #   saakm-test: timeout=N    seconds before the test is killed
 #   saakm-test: normal-only  skipped on the debug kernel
@@ -12,7 +12,7 @@
 # saakm_tag FILE TAG: print TAG's value ("1" if it has none); false if FILE
 # does not carry the tag.
 saakm_tag() {
-	_v=$(grep -a -m1 -o "saakm-test: $2[=0-9a-zA-Z_]*" "$1" 2>/dev/null) || return 1
+	_v=$(grep -a -m1 -oE "(saakm-test: |SAAKM_TAG\(\")$2[=0-9a-zA-Z_]*" "$1" 2>/dev/null) || return 1
 	_v=${_v#*"$2"}
 	if [ -n "$_v" ]; then echo "${_v#=}"; else echo 1; fi
 }
