@@ -15,14 +15,19 @@
  * t_dl_switch shows the same with no SaaKM task at all (DEADLINE <->
  * SCHED_OTHER), so the fuzzer now gives deadline targets room (30 ms every
  * 100 ms) and moves every target to SCHED_OTHER before killing it. Since
- * then 70 of 70 debug runs and 40 of 40 normal runs passed: back in
- * make test.
+ * then 70 of 70 debug runs and 40 of 40 normal runs passed alone, but in
+ * make test CPU 1 could no longer be taken offline after it (the hotplug
+ * tests that came later failed: "could not set CPU 1 online=0"; deadline
+ * bandwidth left behind is the suspect, not confirmed). Opt-in again
+ * (make test T=saakm_fuzz) until that is understood.
  */
 #include "saakm_test.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+
+SAAKM_TAG("opt-in");
 
 #define NR_TARGETS 4
 #define MAX_ERRNO 200
