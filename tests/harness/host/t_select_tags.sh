@@ -10,9 +10,11 @@ root=$(cd "$(dirname "$0")/../../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf '#!/bin/sh\n# saakm-test: opt-in\n# saakm-test: timeout=240\n' >"$tmp/t_a.sh"
-printf '#include "saakm_test.h"\nSAAKM_TAG("opt-in");\nSAAKM_TAG("timeout=300");\n' >"$tmp/t_b.c"
-printf 'ELF\0\0saakm-test: normal-only\0' >"$tmp/t_c"
+# The tags are assembled here, so that this file does not carry them itself.
+st=saakm-test T=SAAKM_TAG
+printf '#!/bin/sh\n# %s: opt-in\n# %s: timeout=240\n' "$st" "$st" >"$tmp/t_a.sh"
+printf '#include "saakm_test.h"\n%s("opt-in");\n%s("timeout=300");\n' "$T" "$T" >"$tmp/t_b.c"
+printf 'ELF\0\0%s: normal-only\0' "$st" >"$tmp/t_c"
 printf '#include "saakm_test.h"\nint main(void) { return 0; }\n' >"$tmp/t_d.c"
 
 check "a shell comment: opt-in" saakm_tag "$tmp/t_a.sh" opt-in
