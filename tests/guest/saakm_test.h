@@ -822,13 +822,15 @@ static inline int saakm_reap_left(double secs)
 	return left;
 }
 
-static inline void saakm_cleanup_run(void)
+/*
+ * Put back what sysfs_set() changed, newest first. The cleanup does it; a
+ * test that must _exit() without the rest of the cleanup (its threads are
+ * stuck in a policy it must not unload) calls it first.
+ */
+static inline void saakm_restore_files(void)
 {
-	static int ran;
-	int i, fd, ret, status, left;
+	int i, fd;
 
-	if (getpid() != saakm_left.owner || ran++)
-		return;
 	for (i = saakm_left.nr_files - 1; i >= 0; i--) {
 		fd = open(saakm_left.files[i].path, O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, saakm_left.files[i].old, strlen(saakm_left.files[i].old)) < 0)
@@ -836,6 +838,17 @@ static inline void saakm_cleanup_run(void)
 		if (fd >= 0)
 			close(fd);
 	}
+	saakm_left.nr_files = 0;
+}
+
+static inline void saakm_cleanup_run(void)
+{
+	static int ran;
+	int i, ret, status, left;
+
+	if (getpid() != saakm_left.owner || ran++)
+		return;
+	saakm_restore_files();
 	for (i = 0; i < saakm_left.nr_kids; i++)
 		if (saakm_left.kids[i] > 0 && waitpid(saakm_left.kids[i], &status, WNOHANG) == 0)
 			kill(saakm_left.kids[i], SIGKILL);

@@ -6,10 +6,16 @@
  *
  * A fifo thread on CPU 1 holds a PTHREAD_PRIO_INHERIT mutex; a SCHED_FIFO
  * thread on CPU 0 blocks on it, which boosts the holder to RT. The holder
- * sees the boost, unlocks (the deboost happens while it runs), yields once
- * (the policy's yield() must get a RUNNING task), then spins for 6 s,
- * longer than the 5 s stall timeout. fifo must stay enabled with no error
- * logged, and the holder must have kept its CPU.
+ * sees the boost, unlocks (the deboost happens while it runs), then spins
+ * for 6 s, thirty times the stall timeout the test sets (200 ms), and yields
+ * (the policy's yield() must get a RUNNING task). fifo must stay enabled
+ * with no error logged, and the holder must have kept its CPU.
+ *
+ * Nothing may reschedule CPU 1 between the unlock and the end of the spin
+ * but the class itself: a yield there, or any task waking on CPU 1, lets
+ * the policy pick the holder again and hides a holder left READY. So the
+ * holder does not yield until the spin is over, and unbound work items run
+ * on CPU 0.
  */
 #include "saakm_test.h"
 #include <pthread.h>
@@ -17,6 +23,7 @@
 #define HOLDER_CPU	1
 #define WAITER_CPU	0
 #define SPIN_AFTER_S	6.0
+#define STALL_MS	"200"
 
 static pthread_mutex_t pi_lock;
 static int policy;
@@ -75,13 +82,13 @@ static void *holder(void *unused)
 		}
 	pthread_mutex_unlock(&pi_lock);
 	st.unlocked = 1;
-	/* A running task may yield at any time: the policy must see it RUNNING. */
-	sched_yield();
 	t0 = now_s();
 	c0 = thread_cpu_ns();
 	spin_for(SPIN_AFTER_S);
 	st.spin_ns = thread_cpu_ns() - c0;
 	st.spin_s = now_s() - t0;
+	/* A running task may yield at any time: the policy must see it RUNNING. */
+	sched_yield();
 	st.still_fifo = saakm_id_of(0) == policy;
 	return NULL;
 }
@@ -146,6 +153,11 @@ int main(void)
 	if (policy <= 0)
 		return tap_done();
 
+	TAP_CHECK(sysfs_set("/sys/kernel/saakm/watchdog_timeout_ms", STALL_MS) == 0,
+		  "stall timeout set to " STALL_MS " ms");
+	TAP_CHECK(sysfs_set("/sys/devices/virtual/workqueue/cpumask", "1") == 0,
+		  "unbound work items on CPU 0");
+
 	pthread_create(&h, NULL, holder, NULL);
 	pthread_create(&w, NULL, waiter, NULL);
 	/* Waiter: holder's 5 s of waiting for the boost at most, then done. */
@@ -156,6 +168,7 @@ int main(void)
 		tap_not_ok("both threads finished", "waiter %s, holder %s",
 			   wj ? "still running" : "done", hj ? "still running" : "done");
 		fflush(stdout);
+		saakm_restore_files();
 		_exit(tap_done());	/* threads are stuck: do not unload under them */
 	}
 	TAP_CHECK(!st.join_err, "the holder joined fifo");
