@@ -13,21 +13,21 @@
  * SCHED_DEADLINE (1 ms every 100 ms) was runnable, throttled with its
  * deadline in the past, and never ran again, not even to die of SIGKILL.
  * t_dl_switch shows the same with no SaaKM task at all (DEADLINE <->
- * SCHED_OTHER), so the fuzzer now gives deadline targets room (30 ms every
- * 100 ms) and moves every target to SCHED_OTHER before killing it. Since
- * then 70 of 70 debug runs and 40 of 40 normal runs passed alone, but in
- * make test CPU 1 could no longer be taken offline after it (the hotplug
- * tests that came later failed: "could not set CPU 1 online=0"; deadline
- * bandwidth left behind is the suspect, not confirmed). Opt-in again
- * (make test T=saakm_fuzz) until that is understood.
+ * SCHED_OTHER). Then, in make test, CPU 1 could no longer go offline after
+ * it: the deadline bandwidth of the root domain (dl_bw->total_bw) was
+ * wrong. The fuzzer's own moves of deadline tasks between classes, with
+ * every SaaKM call taken out, drove it from 104,856 to -494,928 in one
+ * run; with SaaKM in and no deadline task, it stayed right. Both are
+ * 6.12's deadline class (docs/design.md, Known limits), so no call admits
+ * a task to SCHED_DEADLINE any more (invalid deadline attributes are still
+ * fuzzed), and the test checks that the bandwidth is what it was and that
+ * the last CPU still goes offline.
  */
 #include "saakm_test.h"
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
-
-SAAKM_TAG("opt-in");
 
 #define NR_TARGETS 4
 #define MAX_ERRNO 200
@@ -101,16 +101,6 @@ static void fuzz_setattr(unsigned int *seed)
 	a->sched_flags = rnd(seed, 4) ? 0 : rnd(seed, 0x80);
 	a->sched_nice = (int)rnd(seed, 50) - 25;
 	a->sched_priority = rnd(seed, 4) ? 0 : rnd(seed, 120);
-	/*
-	 * Sometimes a valid deadline task, with more runtime than a target
-	 * needs (about 10%): 6.12 can leave a DEADLINE task that overran and
-	 * was moved to another class and back throttled for good, SaaKM or
-	 * not (t_dl_switch).
-	 */
-	if (a->sched_policy == 6 && rnd(seed, 2)) {
-		a->sched_runtime = 30000000;
-		a->sched_deadline = a->sched_period = 100000000;
-	}
 	a->sched_saakm_id = ids[rnd(seed, sizeof(ids) / sizeof(ids[0]))];
 	a->sched_saakm_attr_size = blob_sizes[rnd(seed, sizeof(blob_sizes) / sizeof(blob_sizes[0]))];
 	a->sched_saakm_attr = pick_ptr(seed);
@@ -180,6 +170,37 @@ static int target_loop(long unused __attribute__((unused)))
 	return 0;
 }
 
+/*
+ * Deadline bandwidth reserved in CPU 0's root domain (dl_bw->total_bw in
+ * /sys/kernel/debug/sched/debug), or -1 if it cannot be read.
+ */
+static long long dl_total_bw(void)
+{
+	char line[256];
+	long long bw = -1;
+	FILE *f;
+
+	system("mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug");
+	f = fopen("/sys/kernel/debug/sched/debug", "r");
+	if (!f)
+		return -1;
+	while (bw < 0 && fgets(line, sizeof(line), f))
+		if (strstr(line, ".dl_bw->total_bw"))
+			sscanf(strchr(line, ':') + 1, "%lld", &bw);
+	fclose(f);
+	return bw;
+}
+
+/*
+ * A SaaKM task that joins fifo on @cpu and ends: the class's deadline
+ * server of that CPU adds its bandwidth at its first start, so start every
+ * server before the bandwidth is read.
+ */
+static int join_fifo_on(long cpu)
+{
+	return pin_to(0, cpu) || saakm_join(0, fifo_id, 0);
+}
+
 /* What a target that outlived its SIGKILL is doing, for the log. */
 static void describe_target(pid_t pid)
 {
@@ -214,6 +235,8 @@ int main(void)
 	pthread_t fz[2], sw, rl;
 	int ok, bad = 0, exited_all = 1;
 	unsigned long total = 0;
+	long long bw_before, bw_after;
+	int last_cpu;
 
 	if (getenv("SAAKM_FUZZ_ITERS"))
 		iters = atoi(getenv("SAAKM_FUZZ_ITERS"));
@@ -227,6 +250,9 @@ int main(void)
 	fifo_id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", NULL);
 	probe_id = load_policy("probe", "tests/modules/saakm_probe/saakm_probe.ko", NULL);
 	TAP_CHECK(fifo_id > 0 && probe_id > 0, "fifo and probe loaded");
+	for (int cpu = 0; cpu < nr_cpus(); cpu++)
+		reaped_ok(spawn(join_fifo_on, cpu));
+	bw_before = dl_total_bw();
 	for (int i = 0; i < NR_TARGETS; i++)
 		targets[i] = spawn(target_loop, 0);
 
@@ -270,7 +296,7 @@ int main(void)
 		int pol = sched_getscheduler(targets[i]);
 
 		ok &= pol != SCHED_SAAKM && pol >= 0;
-		saakm_leave(targets[i]);	/* off DEADLINE too: see fuzz_setattr() */
+		saakm_leave(targets[i]);	/* off any class that could keep it (top of file) */
 		kill(targets[i], SIGKILL);
 	}
 	TAP_CHECK(ok, "no target is left in SCHED_SAAKM after unloading");
@@ -288,6 +314,17 @@ int main(void)
 		exited_all = 0;
 	}
 	TAP_CHECK(exited_all, "every target exits after SIGKILL");
+	bw_after = dl_total_bw();
+	if (bw_before < 0)
+		tap_skip("no deadline bandwidth left behind", "no %s", "/sys/kernel/debug/sched/debug");
+	else if (bw_after == bw_before)
+		tap_ok("no deadline bandwidth left behind");
+	else
+		tap_not_ok("no deadline bandwidth left behind", "dl_bw->total_bw %lld before, %lld after",
+			   bw_before, bw_after);
+	last_cpu = nr_cpus() - 1;
+	TAP_CHECK(set_cpu_online(last_cpu, 0) == 0 && set_cpu_online(last_cpu, 1) == 0,
+		  "the last CPU still goes offline and back");
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
 	return tap_done();
 }
