@@ -54,7 +54,7 @@ if [ "${DEBUG:-1}" != 0 ]; then
 	if KERNEL_VARIANT=debug make -s -C "$SAAKM_ROOT" kernel &&
 		KERNEL_VARIANT=debug make -s -C "$SAAKM_ROOT" modules KEEP_GOING=1 SKIP_KERNEL=1; then
 		KERNEL_VARIANT=debug SAAKM_DEBUG_PASS=1 SAAKM_CYCLES=20 SAAKM_STRESS_SECS=15 \
-			SAAKM_FUZZ_ITERS=2000 SAAKM_TIMEOUT_SCALE=4 SAAKM_EJECT_ROUNDS=200 run_pass debug --no-build "$@"
+			SAAKM_FUZZ_ITERS=2000 SAAKM_TIMEOUT_SCALE=4 run_pass debug --no-build "$@"
 		read -r p2 f2 s2 < <(counts debug)
 	else
 		echo "FAIL  debug/build  (the debug kernel or its modules did not build)"
