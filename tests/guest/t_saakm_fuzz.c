@@ -16,8 +16,8 @@
  * SCHED_OTHER). Then, in make test, CPU 1 could no longer go offline after
  * it: the deadline bandwidth of the root domain (dl_bw->total_bw) was
  * wrong. The fuzzer's own moves of deadline tasks between classes, with
- * no task ever joining a SaaKM policy, drove it from 104,856 to -494,928 in one
- * run; with SaaKM in and no deadline task, it stayed right. Both are
+ * no task ever joining a SaaKM policy, drove it from 104,856 to -494,928
+ * in one run; with SaaKM in and no deadline task, it stayed right. Both are
  * 6.12's deadline class (docs/design.md, Known limits), so no call admits
  * a task to SCHED_DEADLINE any more (invalid deadline attributes are still
  * fuzzed), and the test checks that the bandwidth is what it was and that
