@@ -459,6 +459,22 @@ static inline int read_first_line(const char *path, char *buf, size_t len)
 	return ret;
 }
 
+/*
+ * Put the stall watchdog on CPU @cpu with a stall timeout of @stall_ms: all
+ * unbound work items, the watchdog's among them, run there. A test then
+ * knows where the watchdog runs (to look at another CPU from outside, or to
+ * preempt it). Both files are put back at cleanup. 0 or -1.
+ */
+static inline int watchdog_on_cpu(int cpu, unsigned int stall_ms)
+{
+	char ms[16], mask[16];
+
+	snprintf(ms, sizeof(ms), "%u", stall_ms);
+	snprintf(mask, sizeof(mask), "%x", 1 << cpu);
+	return sysfs_set("/sys/kernel/saakm/watchdog_timeout_ms", ms) ||
+	       sysfs_set("/sys/devices/virtual/workqueue/cpumask", mask) ? -1 : 0;
+}
+
 /* Take CPU @cpu offline (@on 0) or online; it is online again at cleanup. */
 static inline int set_cpu_online(int cpu, int on)
 {

@@ -21,7 +21,7 @@
 #define CPU		1
 #define NR_SPIN		20
 #define HOLD_S		10.0
-#define TIMEOUT_MS	"1000"
+#define TIMEOUT_MS	1000
 #define BURST_S		3.0
 #define IDLE_S		0.5
 
@@ -80,12 +80,8 @@ int main(void)
 	TAP_CHECK(id > 0, "fifo loaded");
 	if (id <= 0)
 		return tap_done();
-	TAP_CHECK(sysfs_set("/sys/kernel/saakm/watchdog_timeout_ms", TIMEOUT_MS) == 0,
-		  "stall timeout set to " TIMEOUT_MS " ms");
-
-	/* The watchdog (an unbound work item) runs on CPU 0, beside CPU 1. */
-	TAP_CHECK(sysfs_set("/sys/devices/virtual/workqueue/cpumask", "1") == 0,
-		  "unbound work items on CPU 0");
+	/* The watchdog runs on CPU 0, beside CPU 1. */
+	TAP_CHECK(watchdog_on_cpu(0, TIMEOUT_MS) == 0, "the watchdog on CPU 0, stall timeout 1 s");
 	hog = spawn(bursts, 0);
 	for (int i = 0; i < NR_SPIN; i++)
 		kids[i] = spawn(spin_fifo, i);

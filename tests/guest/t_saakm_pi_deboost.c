@@ -23,7 +23,7 @@
 #define HOLDER_CPU	1
 #define WAITER_CPU	0
 #define SPIN_AFTER_S	6.0
-#define STALL_MS	"200"
+#define STALL_MS	200
 
 static pthread_mutex_t pi_lock;
 static int policy;
@@ -153,10 +153,8 @@ int main(void)
 	if (policy <= 0)
 		return tap_done();
 
-	TAP_CHECK(sysfs_set("/sys/kernel/saakm/watchdog_timeout_ms", STALL_MS) == 0,
-		  "stall timeout set to " STALL_MS " ms");
-	TAP_CHECK(sysfs_set("/sys/devices/virtual/workqueue/cpumask", "1") == 0,
-		  "unbound work items on CPU 0");
+	TAP_CHECK(watchdog_on_cpu(WAITER_CPU, STALL_MS) == 0,
+		  "the watchdog on CPU 0, stall timeout 200 ms");
 
 	pthread_create(&h, NULL, holder, NULL);
 	pthread_create(&w, NULL, waiter, NULL);

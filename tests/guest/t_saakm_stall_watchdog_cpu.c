@@ -20,7 +20,6 @@
 #define CPU		0
 #define TIMEOUT_MS	1000
 #define SLACK_MS	(1000 * timeout_scale())	/* the debug kernel is slower */
-#define WQ_CPUMASK	"/sys/devices/virtual/workqueue/cpumask"
 #define FAULTY		"/sys/module/saakm_faulty/parameters/"
 
 int main(void)
@@ -32,11 +31,7 @@ int main(void)
 
 	require_cpus(2, "stall on the watchdog's CPU");
 	stop_init();
-	snprintf(val, sizeof(val), "%d", TIMEOUT_MS);
-	TAP_CHECK(sysfs_set("/sys/kernel/saakm/watchdog_timeout_ms", val) == 0,
-		  "watchdog timeout set to 1 s");
-	snprintf(val, sizeof(val), "%x", 1 << CPU);
-	TAP_CHECK(sysfs_set(WQ_CPUMASK, val) == 0, "unbound workqueues confined to CPU 0");
+	TAP_CHECK(watchdog_on_cpu(CPU, TIMEOUT_MS) == 0, "the watchdog on CPU 0, stall timeout 1 s");
 
 	id = load_policy("faulty", "tests/modules/saakm_faulty/saakm_faulty.ko", "fault=starve");
 	TAP_CHECK(id > 0, "saakm_faulty loaded with fault=starve");

@@ -27,7 +27,7 @@
 #define NR_KIDS		1024	/* 32 batches of the watchdog's 32 */
 #define ROUNDS_S	10.0
 #define UNLOAD_S	20.0
-#define STALL_MS	"100"
+#define STALL_MS	100	/* a watchdog walk every 25 ms */
 #define MUTEX_S		2.0
 
 /* Sleep @us microseconds; the test runs as RT, so the wakeup is prompt. */
@@ -84,10 +84,8 @@ int main(void)
 	TAP_CHECK(id > 0, "fifo loaded");
 	if (id <= 0)
 		return tap_done();
-	TAP_CHECK(sysfs_set("/sys/kernel/saakm/watchdog_timeout_ms", STALL_MS) == 0,
-		  "stall timeout set to " STALL_MS " ms (a watchdog walk every 25 ms)");
-	TAP_CHECK(sysfs_set("/sys/devices/virtual/workqueue/cpumask", "1") == 0,
-		  "unbound work items, the watchdog's among them, on CPU 0");
+	TAP_CHECK(watchdog_on_cpu(MOVER_CPU, STALL_MS) == 0,
+		  "the watchdog on CPU 0, stall timeout 100 ms");
 
 	for (i = 0; i < NR_KIDS; i++) {
 		kids[i] = spawn(sleeper, 1000000);
