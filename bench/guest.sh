@@ -15,6 +15,10 @@
 #   BENCH_SIZE       full | smoke (tiny sizes, no warm-up run)
 #   BENCH_CONFIG_TABLE  the configuration table (default bench/configs;
 #                    bench/run.sh passes its snapshot)
+#   BENCH_EXT        resident (default): a configuration without a sched_ext
+#                    scheduler runs with the study's resident one enabled,
+#                    as in the SaaKM paper; own: a sched_ext scheduler is
+#                    enabled only during its own configuration's runs
 #   BENCH_MODDIR     directory with snapshots of the modules (bench/run.sh);
 #                    a module not there is taken from the repository
 #   BENCH_DISP_SECS, BENCH_DISP_LOADS, BENCH_DISP_ARGS  seconds per load
@@ -51,6 +55,7 @@ out=$(cd "$out" && pwd)
 export PATH="$PATH:/usr/games:/usr/sbin:/sbin"
 B=$root/build/bench
 configs=${BENCH_CONFIGS:-eevdf ext saakm}
+ext_mode=${BENCH_EXT:-resident}
 table=${BENCH_CONFIG_TABLE:-$root/bench/configs}
 all_wl="hackbench_proc hackbench_thr pipe pipe_1cpu messaging wakelat 7zip stockfish ffmpeg"
 last_cpu=$(($(nproc) - 1))
@@ -158,6 +163,7 @@ has() { case " $configs " in *" $1 "*) return 0 ;; esac; return 1; }
 	echo "size=$size"
 	echo "reps=$reps"
 	echo "configs=$configs"
+	echo "ext_mode=$ext_mode"
 	echo "workloads=$workloads"
 	echo "saakm_class=$([ -d /proc/saakm ] && echo yes || echo no)"
 	echo "clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
@@ -168,6 +174,7 @@ say "guest $(uname -r), $(nproc) CPUs, size $size, $reps rep(s), configs: $confi
 [ "$work_fs" = tmpfs ] || say "warning: $work is on $work_fs, not tmpfs: runs may wait for the host"
 
 [ -r "$table" ] || fail "no configuration table $table"
+case $ext_mode in resident | own) ;; *) fail "BENCH_EXT=$ext_mode: resident or own" ;; esac
 for w in $workloads; do wl_cmd "$w" >/dev/null || fail "unknown workload $w"; done
 for c in $configs; do cfg "$c" || fail "unknown configuration $c (not in $table)"; done
 [ -x "$B/schedrun" ] || fail "$B/schedrun missing (make bench-progs)"
@@ -325,9 +332,10 @@ scx_stop() {
 	scx_pid= scx_bin= scx_full=
 }
 # The study's resident sched_ext scheduler: the first partial-mode one of its
-# configurations, enabled under the configurations that have none.
+# configurations, enabled under the configurations that have none (none
+# with BENCH_EXT=own: they run with sched_ext disabled).
 res_bin= res_args= res_ops=
-for c in $configs; do
+[ "$ext_mode" = own ] || for c in $configs; do
 	cfg "$c"
 	if [ -n "$c_scx" ] && ! flag full && [ -z "$res_bin" ]; then
 		res_bin=$c_scx res_args=$c_scxargs res_ops=$c_ops
@@ -340,7 +348,7 @@ scx_for() {
 		[ "$scx_bin" = "$c_scx" ] && return 0
 		scx_stop
 		scx_start "$c_scx" "$c_scxargs" "$c_ops" "$(flag full && echo 1)"
-	elif flag nothing; then
+	elif flag nothing || [ "$ext_mode" = own ]; then
 		scx_stop
 	else
 		[ -z "$scx_full" ] || scx_stop
@@ -352,7 +360,7 @@ scx_ok() {
 	if [ -n "$c_scx" ]; then
 		[ "$(ext_state)" = enabled ] && [ "$(ext_ops)" = "$c_ops" ] &&
 			[ "$(ext_all)" = "$(flag full && echo 1 || echo 0)" ]
-	elif flag nothing; then
+	elif flag nothing || [ "$ext_mode" = own ]; then
 		[ "$(ext_state)" != enabled ]
 	else
 		[ "$(ext_state)" != enabled ] || [ "$(ext_all)" = 0 ]

@@ -308,6 +308,10 @@ def main():
     md.append("- every run was checked to run in the intended class (`/proc/PID/task/TID/sched` "
               "policy of all the workload's tasks, sampled while it ran; `ext.enabled` for sched_ext); "
               "rejected runs are not in the means")
+    md.append("- sched_ext: " + ("each scheduler enabled only during its own configuration's runs "
+                                 "(`--ext own`)" if host.get("ext_mode") == "own" else
+                                 "the study's first partial-mode scheduler enabled during the runs "
+                                 "of configurations without one (`--ext resident`)"))
     md.append(f"- {MODE_TEXT.get(mode, '')}\n")
 
     chart_rows = []

@@ -6,6 +6,7 @@
 #                [--mode icount|realtime] [--cpus N] [--reps N]
 #                [--workloads "a b"] [--configs "a b"] [--smoke]
 #                [--out DIR] [--timeout SECS] [--local] [--same-as DIR]
+#                [--ext resident|own]
 #
 # --local runs the in-guest part (bench/guest.sh) on this machine instead of
 # in a QEMU guest: for bare metal booted into a kernel with the combined
@@ -29,6 +30,12 @@
 #           modules: the same benchmark again, e.g. on a loaded host.
 # --configs replaces the configurations of the main (or dispersive) study:
 #           names from bench/configs, e.g. "eevdf eevdf_mod wfq ext_wfq".
+# --ext      resident (default): configurations without a sched_ext scheduler
+#           run with the study's first partial-mode one enabled, as in the
+#           SaaKM paper; own: a sched_ext scheduler is enabled only during
+#           its own configuration's runs, so SaaKM and EEVDF run as they
+#           would on a machine without one (the core's pick loop differs
+#           while sched_ext is enabled: docs/benchmarks.md).
 # Results: build/bench/<time>/ (results.json, results.md, chart.png, the raw
 # per-run outputs and console logs); build/bench/latest points at it.
 # In icount mode every run is bracketed by a calibration workload
@@ -52,6 +59,7 @@ out=
 timeout_s=${BENCH_TIMEOUT:-3600}
 local_run=
 same_as=
+ext_mode=${BENCH_EXT:-resident}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--study) study=$2; shift ;;
@@ -65,12 +73,14 @@ while [ $# -gt 0 ]; do
 	--local) local_run=1 ;;
 	--same-as) same_as=$2; shift ;;
 	--configs) configs=$2; shift ;;
+	--ext) ext_mode=$2; shift ;;
 	-h | --help) sed -n '2,/^set -uo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
 	*) die "unknown option $1 (see --help)" ;;
 	esac
 	shift
 done
 case $mode in icount | realtime) ;; *) die "--mode icount|realtime" ;; esac
+case $ext_mode in resident | own) ;; *) die "--ext resident|own" ;; esac
 # icount with several vCPUs delays cross-CPU wakeups by milliseconds
 # (docs/benchmarks.md, "icount and cross-CPU wakeups"): the dispersive study,
 # which measures microseconds, runs on one vCPU unless told otherwise.
@@ -96,6 +106,7 @@ cpus=$cpus
 reps=$reps
 size=$size
 study=$study
+ext_mode=$ext_mode
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null)$(git -C "$root" diff --quiet HEAD -- kernel policies 2>/dev/null || echo "+dirty(kernel/policies)")
 host=$(uname -r)
 date=$(date -Is)
@@ -194,7 +205,7 @@ guest() {
 	local name=$1 kdir=$2
 	shift 2
 	[ -n "$local_run" ] || log "bench: guest '$name' ($cpus vCPUs, $mode, kernel ${kdir#"$root"/})"
-	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps BENCH_MODDIR='$BENCH_MODDIR' BENCH_CONFIG_TABLE='$BENCH_CONFIG_TABLE' BENCH_CALIB=$calib BENCH_CALIB_BIN='$out/calib' ${BENCH_CALIB_TOL:+BENCH_CALIB_TOL=$BENCH_CALIB_TOL} ${BENCH_RERUNS:+BENCH_RERUNS=$BENCH_RERUNS} ${BENCH_WORK:+BENCH_WORK='$BENCH_WORK'} ${BENCH_TRACE_9P:+BENCH_TRACE_9P=$BENCH_TRACE_9P} $*"
+	local envs="BENCH_ROOT='$root' BENCH_SIZE=$size BENCH_REPS=$reps BENCH_MODDIR='$BENCH_MODDIR' BENCH_CONFIG_TABLE='$BENCH_CONFIG_TABLE' BENCH_EXT=$ext_mode BENCH_CALIB=$calib BENCH_CALIB_BIN='$out/calib' ${BENCH_CALIB_TOL:+BENCH_CALIB_TOL=$BENCH_CALIB_TOL} ${BENCH_RERUNS:+BENCH_RERUNS=$BENCH_RERUNS} ${BENCH_WORK:+BENCH_WORK='$BENCH_WORK'} ${BENCH_TRACE_9P:+BENCH_TRACE_9P=$BENCH_TRACE_9P} $*"
 	if [ -n "$local_run" ]; then
 		log "bench: running '$name' on this machine ($(uname -r), $(nproc) CPUs)"
 		eval "env $envs sh '$out/guest.sh' '$out/$name'" 2>&1 | tee "$out/$name.console.log" | grep '^bench: '
