@@ -55,7 +55,7 @@ help:
 	@echo "  make bench-record    saakm_fifo recorded vs not (recording overhead)"
 	@echo "  make bench-replay    replay speed of a recorded 10 s hackbench run"
 	@echo "  make bench-dispersive  ghOSt/Shinjuku dispersive load: p99 vs load (EEVDF, fifo, shinjuku, scx_central)"
-	@echo "  make bench-fair      every workload under EEVDF, the eevdf module, wfq and its twin ext_wfq"
+	@echo "  make bench-fair      every workload under EEVDF, the eevdf module, wfq and its twin ext_wfq (--ext own)"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
@@ -154,7 +154,7 @@ bench-dispersive: kernel bench-setup
 	$(call bench_study,dispersive)
 
 bench-fair: kernel bench-setup
-	$(call bench_study,main --configs "eevdf eevdf_mod wfq ext_wfq")
+	$(call bench_study,main --ext own --configs "eevdf eevdf_mod wfq ext_wfq")
 
 # replay speed: record hackbench in a guest, replay it on the host
 bench-replay: kernel

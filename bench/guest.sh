@@ -40,7 +40,8 @@
 # Every run goes through build/bench/schedrun, which puts the workload in the
 # configuration's class and samples the class of all its tasks; its verdict
 # line is appended to OUTDIR/checks.txt and the run's output is
-# OUTDIR/raw/<workload>.<config>.<rep>.out. OUTDIR/runs.tsv lists every run
+# OUTDIR/raw/<workload>.<config>.<rep>.out (the run's output, then the
+# policies, sched_ext state and module parameters it ran with). OUTDIR/runs.tsv lists every run
 # (workload config rep status valid attempt perturbed cal_before_ns
 # cal_after_ns idle_ms irq_9p window_ms free_ms why: a perturbed attempt that
 # was rerun keeps its output as raw/<workload>.<config>.<rep>.try<attempt>.out),
@@ -57,7 +58,7 @@ B=$root/build/bench
 configs=${BENCH_CONFIGS:-eevdf ext saakm}
 ext_mode=${BENCH_EXT:-resident}
 table=${BENCH_CONFIG_TABLE:-$root/bench/configs}
-all_wl="hackbench_proc hackbench_thr pipe pipe_1cpu messaging wakelat 7zip stockfish ffmpeg"
+all_wl="hackbench_proc hackbench_thr pipe pipe_1cpu messaging wakelat wakelat_1cpu 7zip stockfish ffmpeg"
 last_cpu=$(($(nproc) - 1))
 workloads=${BENCH_WORKLOADS:-$all_wl}
 reps=${BENCH_REPS:-5}
@@ -92,6 +93,7 @@ wl_cmd() {
 		pipe_1cpu) echo "taskset -c $last_cpu perf bench sched pipe -l 1000" ;;
 		messaging) echo "perf bench sched messaging -g 1 -l 10" ;;
 		wakelat) echo "$B/wakelat -m 2 -t 2 -n 100 -w 2000" ;;
+		wakelat_1cpu) echo "taskset -c $last_cpu $B/wakelat -m 2 -t 2 -n 100 -w 2000" ;;
 		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=64k $work/o.7z $work/seq-small.txt" ;;
 		stockfish) echo "stockfish bench 16 2 2" ;;
 		ffmpeg) echo "ffmpeg -nostdin -hide_banner -nostats -benchmark -f lavfi -i testsrc=duration=0.2:size=160x120:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
@@ -106,6 +108,7 @@ wl_cmd() {
 		pipe_1cpu) echo "taskset -c $last_cpu perf bench sched pipe -l 20000" ;;
 		messaging) echo "perf bench sched messaging -g 2 -l 20" ;;
 		wakelat) echo "$B/wakelat -m 2 -t 2 -n 2000 -w 2000" ;;
+		wakelat_1cpu) echo "taskset -c $last_cpu $B/wakelat -m 2 -t 2 -n 2000 -w 2000" ;;
 		7zip) echo "7zz a -bd -bt -t7z -mx=5 -mmt=2 -md=256k $work/o.7z $work/seq.txt" ;;
 		stockfish) echo "stockfish bench 16 2 5" ;;
 		ffmpeg) echo "ffmpeg -nostdin -hide_banner -nostats -benchmark -f lavfi -i testsrc=duration=4:size=352x288:rate=25 -c:v mpeg4 -threads 2 -f null -" ;;
@@ -227,8 +230,55 @@ load_module() {
 	[ -n "$c_mod" ] || return 0
 	has_policy "$c_policy" && return 0
 	ko "$c_mod"
-	insmod "$ko_file" $c_modparams || fail "insmod $ko_file $c_modparams"
+	_params=$c_modparams
+	shared_module && _params=
+	insmod "$ko_file" $_params || fail "insmod $ko_file $_params"
 	has_policy "$c_policy" || fail "$c_mod loaded but no SaaKM policy named $c_policy"
+	params_save
+}
+# Several configurations may share a module with different parameters
+# (wfq and wfq_gran0). Such a module is loaded with its defaults;
+# params_save keeps its writable parameters as loaded, and params_set
+# writes them back before each run, then the configuration's own (through
+# sysfs: a shared module's configurations can only set writable ones).
+shared_module() {
+	_n=0
+	for _c in $configs; do
+		_l=$(awk -v n="$_c" '$1 !~ /^#/ && $1 == n { print $3; exit }' "$table")
+		[ "${_l%%:*}" = "$c_mod" ] && _n=$((_n + 1))
+	done
+	[ "$_n" -gt 1 ]
+}
+params_dir() { echo "/sys/module/$(basename "$c_mod" .ko)/parameters"; }
+params_save() {
+	_f=$work/params.$(basename "$c_mod" .ko)
+	[ -f "$_f" ] && return 0
+	: >"$_f"
+	for _p in "$(params_dir)"/*; do
+		# the mode, not test -w: root may open a 0444 parameter, which
+		# then refuses the write
+		[ $((0$(stat -c %a "$_p") & 0200)) -ne 0 ] && echo "$(basename "$_p")=$(cat "$_p")" >>"$_f"
+	done
+}
+# feat_set NAME: write a scheduler feature (feat= flag), if any
+feat_set() {
+	[ -n "$1" ] || return 0
+	[ -w "$sched_features" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	echo "$1" >"$sched_features" || fail "$c: cannot set scheduler feature $1 ($sched_features)"
+}
+sched_features=/sys/kernel/debug/sched/features
+# params_now: the current configuration's module parameters, name=value,...
+params_now() {
+	for _p in "$(params_dir)"/*; do printf '%s=%s,' "$(basename "$_p")" "$(cat "$_p")"; done | sed 's/,$//'
+}
+params_set() {
+	[ -n "$c_mod" ] || return 0
+	_f=$work/params.$(basename "$c_mod" .ko)
+	[ -f "$_f" ] || params_save
+	for _kv in $(cat "$_f") $(shared_module && echo "$c_modparams"); do
+		echo "${_kv#*=}" >"$(params_dir)/${_kv%%=*}" ||
+			fail "$c: cannot set ${_kv%%=*}=${_kv#*=} ($(params_dir))"
+	done
 }
 # set_policies N: the current configuration's policy loaded, with N-1 idle
 # policies (bench/nullpol) registered before it
@@ -474,8 +524,8 @@ window_ms() {
 	7zip) sed -n 's/^Global *Time *= *\([0-9.]*\).*/\1/p' "$2" ;;
 	ffmpeg) sed -n 's/.*rtime=\([0-9.]*\)s.*/\1/p' "$2" ;;
 	stockfish) sed -n 's/^Total time (ms) *: *\([0-9]*\).*/\1/p' "$2" | awk '{ print $1 / 1000 }' ;;
-	wakelat) sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' "$2" |
-		awk -v n="$(wl_cmd wakelat | sed 's/.* -n \([0-9]*\).*/\1/')" '$1 > 0 { print n / $1 }' ;;
+	wakelat*) sed -n 's/.*rounds_per_s=\([0-9.]*\).*/\1/p' "$2" |
+		awk -v n="$(wl_cmd "$1" | sed 's/.* -n \([0-9]*\).*/\1/')" '$1 > 0 { print n / $1 }' ;;
 	esac | tail -1 | awk 'NF { printf "%d\n", $1 * 1000 + 0.5 }'
 }
 
@@ -539,6 +589,8 @@ run_one() { # workload config rep attempt; sets perturbed
 	cfg "$c"
 	n=$(flag_value policies)
 	[ -z "$n" ] || set_policies "$n"
+	params_set
+	feat_set "$(flag_value feat)"
 	scx_for
 	if ! scx_ok; then
 		say "$c: wrong sched_ext state before the run ($(ext_state) $(ext_ops) switch_all $(ext_all))"
@@ -563,6 +615,9 @@ run_one() { # workload config rep attempt; sets perturbed
 	flag record && rec_stop "$work/run.out"
 	calibrate "$c"
 	cal_after=$cal_ns
+	# the feature as it was in effect, then back
+	[ -z "$(flag_value feat)" ] || echo "sched_feature=$(grep -ow -- "$(flag_value feat)" "$sched_features")" >>"$work/run.out"
+	feat_set "$(flag_value feat | sed 's/^NO_//;t;s/^/NO_/')"
 	cp "$work/run.out" "$f"
 	[ "$trace_9p" != 1 ] || cp "$work/run.9p" "${f%.out}.9p.txt"
 	cat "$work/check" >>"$out/checks.txt"
@@ -576,6 +631,7 @@ run_one() { # workload config rep attempt; sets perturbed
 	[ -z "$n" ] || [ "$(nr_policies)" -eq "$n" ] || valid=0
 	echo "policies=$(nr_policies)" >>"$f"
 	echo "sched_ext=$(ext_state):$(ext_ops):switch_all=$(ext_all)" >>"$f"
+	[ -z "$c_mod" ] || echo "params=$(params_now)" >>"$f"
 	why=
 	! moved "$c" "$cal_before" "$cal_after" || why=calibration
 	# 2 ms: the printed metric and free_ms are rounded to the ms; one wait

@@ -26,6 +26,10 @@ import sys
 from collections import defaultdict
 
 ELAPSED = r"schedrun: .* elapsed_s=([\d.]+)"
+WAKELAT = [("p50_us", r"p50_us=([\d.]+)", "lower"),
+           ("p99_us", r"p99_us=([\d.]+)", "lower"),
+           ("p99.9_us", r"p999_us=([\d.]+)", "lower"),
+           ("rounds_per_s", r"rounds_per_s=([\d.]+)", "higher")]
 # workload -> [(metric, regex, direction)], direction: lower|higher is better
 METRICS = {
     "hackbench_proc": [("time_s", r"^Time:\s*([\d.]+)", "lower")],
@@ -33,10 +37,8 @@ METRICS = {
     "pipe": [("usecs_per_op", r"([\d.]+)\s+usecs/op", "lower")],
     "pipe_1cpu": [("usecs_per_op", r"([\d.]+)\s+usecs/op", "lower")],
     "messaging": [("time_s", r"Total time:\s*([\d.]+)", "lower")],
-    "wakelat": [("p50_us", r"p50_us=([\d.]+)", "lower"),
-                ("p99_us", r"p99_us=([\d.]+)", "lower"),
-                ("p99.9_us", r"p999_us=([\d.]+)", "lower"),
-                ("rounds_per_s", r"rounds_per_s=([\d.]+)", "higher")],
+    "wakelat": WAKELAT,
+    "wakelat_1cpu": WAKELAT,
     "7zip": [("time_s", r"Global\s+Time\s*=\s*([\d.]+)", "lower")],
     "stockfish": [("nodes_per_s", r"Nodes/second\s*:\s*(\d+)", "higher")],
     "ffmpeg": [("time_s", r"bench: utime=\S+ stime=\S+ rtime=([\d.]+)s", "lower")],
@@ -48,6 +50,7 @@ DESCR = {
     "pipe_1cpu": "perf bench sched pipe, both on 1 CPU",
     "messaging": "perf bench sched messaging",
     "wakelat": "wakelat (futex wakeups)",
+    "wakelat_1cpu": "wakelat, all on 1 CPU",
     "7zip": "7-Zip compress (7zz a)",
     "stockfish": "stockfish bench",
     "ffmpeg": "ffmpeg mpeg4 encode",
@@ -540,7 +543,8 @@ def reliability(out, host, all_runs, md):
 
 # comparisons issue 10 asks for, shown when both configurations ran:
 # (configuration, reference)
-PAIRS = [("eevdf_mod", "eevdf"), ("wfq", "ext_wfq"), ("wfq", "eevdf"), ("saakm", "ext")]
+PAIRS = [("eevdf_mod", "eevdf"), ("eevdf_mod", "eevdf_nodd"), ("wfq", "ext_wfq"), ("wfq", "eevdf"),
+         ("wfq_gran0", "eevdf"), ("saakm", "ext")]
 
 
 def configs_study(vals, cfgs, env, labels, res, md):
