@@ -79,6 +79,7 @@ fail() {
 	say "error: $*"
 	echo "$*" >"$out/error"
 	[ -z "${scx_pid:-}" ] || { kill -INT "$scx_pid"; wait "$scx_pid"; }
+	feat_off
 	echo done >"$out/done"
 	exit 1
 }
@@ -260,11 +261,21 @@ params_save() {
 		[ $((0$(stat -c %a "$_p") & 0200)) -ne 0 ] && echo "$(basename "$_p")=$(cat "$_p")" >>"$_f"
 	done
 }
-# feat_set NAME: write a scheduler feature (feat= flag), if any
-feat_set() {
+# feat_on NAME: set a scheduler feature (the feat= flag), if any, until
+# feat_off, which fail() also calls: a failed run leaves the feature as it was
+feat_undo=
+feat_on() {
 	[ -n "$1" ] || return 0
 	[ -w "$sched_features" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+	# already so: nothing to set, nothing to undo
+	grep -qw -- "$1" "$sched_features" 2>/dev/null && return 0
 	echo "$1" >"$sched_features" || fail "$c: cannot set scheduler feature $1 ($sched_features)"
+	feat_undo=$(echo "$1" | sed 's/^NO_//;t;s/^/NO_/')
+}
+feat_off() {
+	[ -n "$feat_undo" ] || return 0
+	echo "$feat_undo" >"$sched_features"
+	feat_undo=
 }
 sched_features=/sys/kernel/debug/sched/features
 # params_now: the current configuration's module parameters, name=value,...
@@ -590,7 +601,7 @@ run_one() { # workload config rep attempt; sets perturbed
 	n=$(flag_value policies)
 	[ -z "$n" ] || set_policies "$n"
 	params_set
-	feat_set "$(flag_value feat)"
+	feat_on "$(flag_value feat)"
 	scx_for
 	if ! scx_ok; then
 		say "$c: wrong sched_ext state before the run ($(ext_state) $(ext_ops) switch_all $(ext_all))"
@@ -617,7 +628,7 @@ run_one() { # workload config rep attempt; sets perturbed
 	cal_after=$cal_ns
 	# the feature as it was in effect, then back
 	[ -z "$(flag_value feat)" ] || echo "sched_feature=$(grep -ow -- "$(flag_value feat)" "$sched_features")" >>"$work/run.out"
-	feat_set "$(flag_value feat | sed 's/^NO_//;t;s/^/NO_/')"
+	feat_off
 	cp "$work/run.out" "$f"
 	[ "$trace_9p" != 1 ] || cp "$work/run.9p" "${f%.out}.9p.txt"
 	cat "$work/check" >>"$out/checks.txt"

@@ -99,6 +99,20 @@ events_total() {
 SAAKM_MODULES_BEFORE=" $(cut -d' ' -f1 /proc/modules 2>/dev/null | tr '\n' ' ')"
 SAAKM_RESTORE=
 
+# bench_setup NAME: the benchmark tests' common start. The programs
+# bench/guest.sh runs must be built (make bench-progs), else the test fails
+# and ends here. Sets out to an empty results directory for the run,
+# $SAAKM_RESULTS/NAME.
+bench_setup() {
+	for _f in schedrun wakelat ext_fifo; do
+		[ -x "$SAAKM_ROOT/build/bench/$_f" ] && continue
+		not_ok "benchmark program $_f built" "build/bench/$_f missing: make bench-progs"
+		done_testing
+	done
+	out=${SAAKM_RESULTS:-/tmp}/$1
+	rm -rf "$out"
+}
+
 # sysfs_set PATH VALUE: write VALUE to PATH; at cleanup PATH gets back the
 # value it had before the test's first sysfs_set of it.
 sysfs_set() {

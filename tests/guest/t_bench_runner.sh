@@ -11,15 +11,7 @@
 # saakm-test: normal-only
 . "$(dirname "$0")/lib.sh"
 
-B=$SAAKM_ROOT/build/bench
-for f in schedrun wakelat ext_fifo; do
-	if [ ! -x "$B/$f" ]; then
-		not_ok "benchmark program $f built" "$B/$f missing: make bench-progs"
-		done_testing
-	fi
-done
-out=${SAAKM_RESULTS:-/tmp}/bench-runner
-rm -rf "$out"
+bench_setup bench-runner
 # wfq after wfq_gran0: its run must get the default back
 configs="ext eevdf_nodd wfq_gran0 wfq"
 if BENCH_EXT=own BENCH_SIZE=smoke BENCH_REPS=1 BENCH_CONFIGS="$configs" BENCH_WORKLOADS=wakelat \

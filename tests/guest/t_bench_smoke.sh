@@ -8,14 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 B=$SAAKM_ROOT/build/bench
-for f in schedrun wakelat ext_fifo; do
-	if [ ! -x "$B/$f" ]; then
-		not_ok "benchmark program $f built" "$B/$f missing: make bench-progs"
-		done_testing
-	fi
-done
-out=${SAAKM_RESULTS:-/tmp}/bench-smoke
-rm -rf "$out"
+bench_setup bench-smoke
 wl="hackbench_proc hackbench_thr wakelat"
 if command -v perf >/dev/null 2>&1 && perf bench sched pipe -l 10 >/dev/null 2>&1; then
 	wl="$wl pipe"
