@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -649,6 +650,69 @@ static inline int rt_spin(int cpu, double secs, volatile int *started, volatile 
 		;
 	*done = 1;
 	return 0;
+}
+
+/* Join policy @id (long, for ping_pong()'s @enter); 0 or -errno. */
+static inline int enter_policy(long id)
+{
+	return saakm_join(0, id, 0);
+}
+
+/* One side of ping_pong(); exits 0 on success. */
+static inline void pinger(int rounds, int cpu, int (*enter)(long), long arg,
+			  int rd, int wr, int first)
+{
+	char c = 'x';
+
+	if (pin_to(0, cpu) || (enter && enter(arg)))
+		_exit(2);
+	for (int i = 0; i < rounds; i++) {
+		if (first && write(wr, &c, 1) != 1)
+			_exit(3);
+		if (read(rd, &c, 1) != 1)
+			_exit(3);
+		if (!first && write(wr, &c, 1) != 1)
+			_exit(3);
+	}
+	_exit(0);
+}
+
+/*
+ * ping_pong(): @rounds round trips of a byte between two children pinned
+ * to @cpu, over two pipes, as perf bench sched pipe does. Each child calls
+ * @enter(@arg) first (NULL: stay in the fair class), e.g. enter_policy.
+ * Return: 1 if both finished within 60 s (scaled); *@invol (may be NULL)
+ * gets their involuntary context switches.
+ */
+static inline int ping_pong(int rounds, int cpu, int (*enter)(long), long arg,
+			    long long *invol)
+{
+	double limit = 60.0 * timeout_scale();
+	int ab[2], ba[2], st_a = -1, st_b = -1, ok;
+	struct rusage r0, r1;
+	pid_t kid[2];
+
+	if (pipe(ab) || pipe(ba))
+		return 0;
+	getrusage(RUSAGE_CHILDREN, &r0);
+	for (int i = 0; i < 2; i++) {
+		kid[i] = fork();
+		if (kid[i] == 0)
+			pinger(rounds, cpu, enter, arg, i ? ab[0] : ba[0],
+			       i ? ba[1] : ab[1], !i);
+		saakm_track_child(kid[i]);
+	}
+	ok = kid[0] > 0 && kid[1] > 0 && reap_within(kid[0], limit, &st_a) == 0 &&
+	     reap_within(kid[1], limit, &st_b) == 0;
+	getrusage(RUSAGE_CHILDREN, &r1);
+	if (invol)
+		*invol = r1.ru_nivcsw - r0.ru_nivcsw;
+	for (int i = 0; i < 2; i++) {
+		close(ab[i]);
+		close(ba[i]);
+	}
+	return ok && WIFEXITED(st_a) && !WEXITSTATUS(st_a) && WIFEXITED(st_b) &&
+	       !WEXITSTATUS(st_b);
 }
 
 /* Last CPU @pid ran on (field 39 of /proc/PID/stat), -1 on error. */

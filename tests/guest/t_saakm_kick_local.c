@@ -17,7 +17,6 @@
  * wakeups and 5,749-8,933 preempt() calls, and pipe_1cpu slower).
  */
 #include "saakm_test.h"
-#include <sys/resource.h>
 
 SAAKM_TAG("timeout=120");
 
@@ -80,71 +79,13 @@ static long long ctxt_count(void)
 	return n;
 }
 
-/* One side of the ping-pong, in the policy on @cpu; exits 0 on success. */
-static void pinger(int id, int cpu, int rd, int wr, int first)
-{
-	char c = 'x';
-
-	if (pin_to(0, cpu) || (id && saakm_join(0, id, 0)))
-		_exit(2);
-	for (int i = 0; i < ROUNDS; i++) {
-		if (first && write(wr, &c, 1) != 1)
-			_exit(3);
-		if (read(rd, &c, 1) != 1)
-			_exit(3);
-		if (!first && write(wr, &c, 1) != 1)
-			_exit(3);
-	}
-	_exit(0);
-}
-
-static pid_t start_pinger(int id, int cpu, int rd, int wr, int first)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		pinger(id, cpu, rd, wr, first);
-	if (pid > 0)
-		saakm_track_child(pid);
-	return pid;
-}
-
-/*
- * ROUNDS round trips between two tasks on @cpu, in policy @id (0: the fair
- * class). Returns 1 if both finished; *@invol gets their involuntary
- * context switches (a waker preempted at a wakeup).
- */
-static int ping_pong(int id, int cpu, long long *invol)
-{
-	double limit = 60.0 * timeout_scale();
-	int ab[2], ba[2], st_a = -1, st_b = -1, ok;
-	struct rusage r0, r1;
-	pid_t a, b;
-
-	if (pipe(ab) || pipe(ba))
-		return 0;
-	getrusage(RUSAGE_CHILDREN, &r0);
-	a = start_pinger(id, cpu, ba[0], ab[1], 1);
-	b = start_pinger(id, cpu, ab[0], ba[1], 0);
-	ok = a > 0 && b > 0 && reap_within(a, limit, &st_a) == 0 &&
-	     reap_within(b, limit, &st_b) == 0;
-	getrusage(RUSAGE_CHILDREN, &r1);
-	*invol = r1.ru_nivcsw - r0.ru_nivcsw;
-	for (int i = 0; i < 2; i++) {
-		close(ab[i]);
-		close(ba[i]);
-	}
-	return ok && WIFEXITED(st_a) && !WEXITSTATUS(st_a) && WIFEXITED(st_b) &&
-	       !WEXITSTATUS(st_b);
-}
-
 int main(void)
 {
 	int cpu = nr_cpus() - 1, ok;
 	long long iwi0, iwi1, pre0, pre1, cs0, cs1, wk0, wk1, inv_fair = -1, inv;
 	int id;
 
-	TAP_CHECK(ping_pong(0, cpu, &inv_fair), "20000 round trips on one CPU in the fair class");
+	TAP_CHECK(ping_pong(ROUNDS, cpu, NULL, 0, &inv_fair), "20000 round trips on one CPU in the fair class");
 	printf("# fair class: %lld involuntary switches\n", inv_fair);
 	id = load_policy("eevdf", EEVDF_KO, NULL);
 	TAP_CHECK(id > 0, "eevdf port loaded");
@@ -157,7 +98,7 @@ int main(void)
 	pre0 = event_count("eevdf", "preempt");
 	wk0 = event_count("eevdf", "unblock_place");
 	cs0 = ctxt_count();
-	ok = ping_pong(id, cpu, &inv);
+	ok = ping_pong(ROUNDS, cpu, enter_policy, id, &inv);
 	iwi1 = iwi_count(cpu);
 	pre1 = event_count("eevdf", "preempt");
 	wk1 = event_count("eevdf", "unblock_place");
