@@ -17,7 +17,12 @@
  *                                     raised it returns, as the irq_work:
  *                                     preempt (tick) of a running task of
  *                                     the policy, or newly_idle + pull + pick
- *                                     on an idle CPU
+ *                                     on an idle CPU. A placement's kick of
+ *                                     its own CPU takes no irq_work in the
+ *                                     kernel (preempt() runs at that CPU's
+ *                                     next pick); here it runs on return,
+ *                                     at the same simulated instant, with
+ *                                     the same calls in the same order
  *   __saakm_tick, watchdog  check_stalls()
  *   hotplug              uc_cpu_down(), uc_cpu_up()
  *   saakm_unregister_policy  usim_unload() (libusim drains like the kernel)
