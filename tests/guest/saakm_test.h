@@ -677,10 +677,14 @@ static inline void pinger(int rounds, int cpu, int (*enter)(long), long arg,
 	_exit(0);
 }
 
+/* ping_pong()'s @cpu: child i on CPU i, so each CPU idles between messages. */
+#define PING_PONG_SPREAD	(-1)
+
 /*
  * ping_pong(): @rounds round trips of a byte between two children pinned
- * to @cpu, over two pipes, as perf bench sched pipe does. Each child calls
- * @enter(@arg) first (NULL: stay in the fair class), e.g. enter_policy.
+ * to @cpu (or PING_PONG_SPREAD), over two pipes, as perf bench sched pipe
+ * does. Each child calls @enter(@arg) first (NULL: stay in the fair
+ * class), e.g. enter_policy.
  * Return: 1 if both finished within 60 s (scaled); *@invol (may be NULL)
  * gets their involuntary context switches.
  */
@@ -698,7 +702,7 @@ static inline int ping_pong(int rounds, int cpu, int (*enter)(long), long arg,
 	for (int i = 0; i < 2; i++) {
 		kid[i] = fork();
 		if (kid[i] == 0)
-			pinger(rounds, cpu, enter, arg, i ? ab[0] : ba[0],
+			pinger(rounds, cpu < 0 ? i : cpu, enter, arg, i ? ab[0] : ba[0],
 			       i ? ba[1] : ab[1], !i);
 		saakm_track_child(kid[i]);
 	}

@@ -1,20 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A registered balancing policy leaves fair tasks their fast path. The
- * core's __pick_next_task() calls fair's pick directly when every task on
- * the runqueue is fair; the class used to send each pick down the full
- * class loop instead while any policy had newly_idle or balancing_select,
- * so that SaaKM's balance() could pull before a CPU idles. That cost EEVDF
- * 3.3% on pipe_1cpu with wfq loaded and no task in it. Now the full loop
- * runs only when fair has nothing to run.
+ * A registered policy with no task costs fair tasks nothing on the core's
+ * pick paths.
  *
- * The full loop is seen with a kprobe on pick_task_rt(), which only it
- * calls (tracing/kprobe_profile counts the hits). A ping-pong of two
- * pinned tasks makes two picks per round trip:
- *   - as SCHED_FIFO tasks, every pick takes the full loop (the control: it
- *     shows the probe counts);
+ * 1. The core's __pick_next_task() calls fair's pick directly when every
+ *    task on the runqueue is fair. The class used to send each pick down
+ *    the full class loop instead while any policy had newly_idle or
+ *    balancing_select, so that SaaKM's balance() could pull before a CPU
+ *    idles: EEVDF lost 3.3% on pipe_1cpu with wfq loaded and no task in
+ *    it. Now the full loop runs only when fair has nothing to run.
+ * 2. Then, and when a CPU leaves idle, the class's balance_saakm() and
+ *    saakm_pick_only() ran while no policy had a task: EEVDF lost 4% on a
+ *    2-CPU pipe with the eevdf port loaded. Now they run only while some
+ *    policy has a task; and the tick raises no periodic balancing
+ *    (saakm_balance_workfn(), an irq_work) for a policy with no task.
+ *
+ * Kprobes count the calls (tracing/kprobe_profile): pick_task_rt(), which
+ * only the full loop calls, and the three class functions. wfq is loaded
+ * with balance_ms=1, so that its periodic balancing is due at every tick.
+ * A ping-pong of two tasks makes two picks per round trip:
+ *   - as SCHED_FIFO tasks on one CPU, every pick takes the full loop, and
+ *     as wfq tasks on two CPUs, each CPU balances before it idles and at
+ *     ticks (the controls: they show the probes count);
  *   - as fair tasks, with no policy and then with wfq registered, at most
- *     one pick in 20 may (before the fix: every pick with wfq).
+ *     one pick in 20 may take the full loop (before fix 1: every pick with
+ *     wfq), and on two CPUs, at most one round trip in 10 may call
+ *     balance_saakm() or saakm_pick_only() (before fix 2: nearly two calls
+ *     of each per round trip), and no periodic balancing runs.
  */
 #include "saakm_test.h"
 #include <sys/mount.h>
@@ -23,11 +35,23 @@ SAAKM_TAG("timeout=120");
 
 #define ROUNDS		5000
 #define WFQ_KO		"policies/wfq/saakm_wfq.ko"
+#define WFQ_PARAMS	"balance_ms=1"
 #define TRACING		"/sys/kernel/tracing"
-#define PROBE		"saakm_fastpath_rt"
-#define PROBE_DIR	TRACING "/events/kprobes/" PROBE
 
-static int probe_made, tracefs_mounted;
+/* The kprobes: the full class loop; the class's balance, idle pick, tick balance. */
+#define PROBES(X)						\
+	X(FULL_LOOP, "saakm_fastpath_rt", "pick_task_rt")	\
+	X(BALANCE, "saakm_fastpath_bal", "balance_saakm")	\
+	X(PICK_ONLY, "saakm_fastpath_pick", "saakm_pick_only")	\
+	X(BALANCE_WORK, "saakm_fastpath_work", "saakm_balance_workfn")
+#define PROBE_ENUM(id, name, sym)	id,
+#define PROBE_NAME(id, name, sym)	name,
+#define PROBE_SYM(id, name, sym)	sym,
+enum { PROBES(PROBE_ENUM) NR_PROBES };
+static const char * const probe_name[] = { PROBES(PROBE_NAME) };
+static const char * const probe_sym[] = { PROBES(PROBE_SYM) };
+
+static int probes_made, tracefs_mounted;
 
 /*
  * Append @line to tracefs file @name, so kprobe_events keeps its other
@@ -48,49 +72,73 @@ static int tracefs_append(const char *name, const char *line)
 	return n == len ? 0 : -1;
 }
 
+/* Write @val to probe @i's enable file (a disabled kprobe is not armed). */
+static int probe_enable(int i, const char *val)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), TRACING "/events/kprobes/%s/enable", probe_name[i]);
+	return write_file(path, val);
+}
+
 static void cleanup(void)
 {
+	char line[96];
+
 	if (module_loaded("saakm_wfq"))
 		unload_module_within("saakm_wfq", 10, NULL);
-	if (probe_made) {
-		write_file(PROBE_DIR "/enable", "0");
-		tracefs_append("kprobe_events", "-:" PROBE "\n");
+	for (int i = 0; i < probes_made; i++) {
+		probe_enable(i, "0");
+		snprintf(line, sizeof(line), "-:%s\n", probe_name[i]);
+		tracefs_append("kprobe_events", line);
 	}
 	if (tracefs_mounted)
 		umount(TRACING);
 }
 
-/* A kprobe on pick_task_rt(), enabled (a disabled kprobe is not armed). */
-static int make_probe(void)
+/* Every kprobe of PROBES(), enabled. */
+static int make_probes(void)
 {
+	char line[96];
+
 	if (access(TRACING "/kprobe_events", F_OK) &&
 	    !mount("nodev", TRACING, "tracefs", 0, NULL))
 		tracefs_mounted = 1;
-	if (tracefs_append("kprobe_events", "p:" PROBE " pick_task_rt\n")) {
-		printf("# adding the kprobe: %s\n", strerror(errno));
-		return -1;
-	}
-	probe_made = 1;
-	if (write_file(PROBE_DIR "/enable", "1")) {
-		printf("# enabling the kprobe: %s\n", strerror(errno));
-		return -1;
+	for (int i = 0; i < NR_PROBES; i++) {
+		snprintf(line, sizeof(line), "p:%s %s\n", probe_name[i], probe_sym[i]);
+		if (tracefs_append("kprobe_events", line)) {
+			printf("# adding the kprobe on %s: %s\n", probe_sym[i], strerror(errno));
+			return -1;
+		}
+		probes_made = i + 1;
+		if (probe_enable(i, "1")) {
+			printf("# enabling the kprobe on %s: %s\n", probe_sym[i], strerror(errno));
+			return -1;
+		}
 	}
 	return 0;
 }
 
-/* The probe's hits so far (kprobe_profile: name, hits, misses), or -1. */
-static long long probe_hits(void)
+/* Each probe's hits so far (kprobe_profile: name, hits, misses); 0 or -1. */
+static int probe_hits(long long hits[NR_PROBES])
 {
 	char line[256], name[128];
-	long long hits, n = -1;
+	long long n;
+	int found = 0;
 	FILE *f = fopen(TRACING "/kprobe_profile", "r");
 
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%127s %lld", name, &hits) == 2 && !strcmp(name, PROBE))
-			n = hits;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", name, &n) != 2)
+			continue;
+		for (int i = 0; i < NR_PROBES; i++)
+			if (!strcmp(name, probe_name[i])) {
+				hits[i] = n;
+				found++;
+			}
+	}
 	if (f)
 		fclose(f);
-	return n;
+	return found == NR_PROBES ? 0 : -1;
 }
 
 static int enter_fifo(long prio)
@@ -100,38 +148,61 @@ static int enter_fifo(long prio)
 	return sched_setscheduler(0, SCHED_FIFO, &sp) ? -errno : 0;
 }
 
-/* ROUNDS round trips on @cpu; the full-loop picks they took, or -1. */
-static long long full_loop_picks(int cpu, int (*enter)(long), long arg)
+/*
+ * ROUNDS round trips on @cpu (or PING_PONG_SPREAD); @calls gets each
+ * probe's hits during them. 0, or -1 if the run or a count failed.
+ */
+static int count_calls(int cpu, int (*enter)(long), long arg, long long calls[NR_PROBES])
 {
-	long long h0 = probe_hits(), h1;
+	long long h0[NR_PROBES], h1[NR_PROBES];
 
-	if (h0 < 0 || !ping_pong(ROUNDS, cpu, enter, arg, NULL))
+	if (probe_hits(h0) || !ping_pong(ROUNDS, cpu, enter, arg, NULL) || probe_hits(h1))
 		return -1;
-	h1 = probe_hits();
-	printf("# %d round trips: %lld full-loop picks\n", ROUNDS, h1 - h0);
-	return h1 - h0;
+	printf("# %d round trips:", ROUNDS);
+	for (int i = 0; i < NR_PROBES; i++) {
+		calls[i] = h1[i] - h0[i];
+		printf(" %s %lld", probe_sym[i], calls[i]);
+	}
+	printf("\n");
+	return 0;
+}
+
+/* Fair tasks, one CPU then two: the class stays off the pick paths. */
+static void check_fair(int cpu)
+{
+	long long c[NR_PROBES];
+
+	TAP_CHECK(count_calls(cpu, NULL, 0, c) == 0 && c[FULL_LOOP] <= ROUNDS / 10,
+		  "one CPU: at most one pick in 20 takes the full loop");
+	TAP_CHECK(count_calls(PING_PONG_SPREAD, NULL, 0, c) == 0 &&
+		  c[BALANCE] <= ROUNDS / 10 && c[PICK_ONLY] <= ROUNDS / 10 && !c[BALANCE_WORK],
+		  "two CPUs: at most one round trip in 10 calls balance_saakm() or saakm_pick_only(), no periodic balancing");
 }
 
 int main(void)
 {
-	int cpu = nr_cpus() - 1;
-	long long n;
+	long long c[NR_PROBES];
+	int cpu = nr_cpus() - 1, id;
 
 	atexit(cleanup);
-	TAP_CHECK(make_probe() == 0, "kprobe on pick_task_rt() enabled");
+	TAP_CHECK(make_probes() == 0, "kprobes on pick_task_rt(), balance_saakm() and saakm_pick_only()");
 
-	tap_subtest("control: SCHED_FIFO tasks");
-	n = full_loop_picks(cpu, enter_fifo, 10);
-	TAP_CHECK(n >= ROUNDS, "the probe counts their full-loop picks (one per round trip or more)");
+	tap_subtest("controls: SCHED_FIFO tasks on one CPU, wfq tasks on two");
+	TAP_CHECK(count_calls(cpu, enter_fifo, 10, c) == 0 && c[FULL_LOOP] >= ROUNDS,
+		  "the probe counts full-loop picks (one per round trip or more)");
+	id = load_policy("wfq", WFQ_KO, WFQ_PARAMS);
+	TAP_CHECK(id > 0, "wfq loaded");
+	TAP_CHECK(count_calls(PING_PONG_SPREAD, enter_policy, id, c) == 0 &&
+		  c[BALANCE] >= ROUNDS && c[PICK_ONLY] >= ROUNDS && c[BALANCE_WORK] > 0,
+		  "the probes count balance_saakm(), saakm_pick_only() (one per round trip or more) and periodic balancing");
+	TAP_CHECK(unload_module_within("saakm_wfq", 10, NULL) == 0, "wfq unloads");
 
 	tap_subtest("fair tasks, no policy");
-	n = full_loop_picks(cpu, NULL, 0);
-	TAP_CHECK(n >= 0 && n <= ROUNDS / 10, "at most one pick in 20 takes the full loop");
+	check_fair(cpu);
 
 	tap_subtest("fair tasks, wfq registered with no task");
-	TAP_CHECK(load_policy("wfq", WFQ_KO, NULL) > 0, "wfq loaded");
-	n = full_loop_picks(cpu, NULL, 0);
-	TAP_CHECK(n >= 0 && n <= ROUNDS / 10, "at most one pick in 20 takes the full loop");
+	TAP_CHECK(load_policy("wfq", WFQ_KO, WFQ_PARAMS) > 0, "wfq loaded");
+	check_fair(cpu);
 	TAP_CHECK(unload_module_within("saakm_wfq", 10, NULL) == 0, "wfq unloads");
 
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
