@@ -14,9 +14,13 @@
  *    2-CPU pipe with the eevdf port loaded. Now they run only while some
  *    policy has a task; and the tick raises no periodic balancing
  *    (saakm_balance_workfn(), an irq_work) for a policy with no task.
+ * 3. Each idle entry and exit walked the policies (saakm_update_idle())
+ *    for enter_idle()/exit_idle(), which the eevdf port does not have:
+ *    EEVDF's 2-CPU pipe still lost 2.8% with the port loaded. Now the
+ *    walk runs only while some policy has one of them (wfq does).
  *
  * Kprobes count the calls (tracing/kprobe_profile): pick_task_rt(), which
- * only the full loop calls, and the three class functions. wfq is loaded
+ * only the full loop calls, and the four class functions. wfq is loaded
  * with balance_ms=1, so that its periodic balancing is due at every tick.
  * A ping-pong of two tasks makes two picks per round trip:
  *   - as SCHED_FIFO tasks on one CPU, every pick takes the full loop, and
@@ -26,7 +30,9 @@
  *     one pick in 20 may take the full loop (before fix 1: every pick with
  *     wfq), and on two CPUs, at most one round trip in 10 may call
  *     balance_saakm() or saakm_pick_only() (before fix 2: nearly two calls
- *     of each per round trip), and no periodic balancing runs.
+ *     of each per round trip), and no periodic balancing runs; the idle
+ *     walk runs with wfq registered, and not with the eevdf port (before
+ *     fix 3: nearly four times per round trip).
  */
 #include "saakm_test.h"
 #include <sys/mount.h>
@@ -36,14 +42,16 @@ SAAKM_TAG("timeout=120");
 #define ROUNDS		5000
 #define WFQ_KO		"policies/wfq/saakm_wfq.ko"
 #define WFQ_PARAMS	"balance_ms=1"
+#define EEVDF_KO	"policies/eevdf/saakm_eevdf.ko"
 #define TRACING		"/sys/kernel/tracing"
 
-/* The kprobes: the full class loop; the class's balance, idle pick, tick balance. */
+/* The kprobes: the full class loop; the class's balance, idle pick, tick balance, idle walk. */
 #define PROBES(X)						\
 	X(FULL_LOOP, "saakm_fastpath_rt", "pick_task_rt")	\
 	X(BALANCE, "saakm_fastpath_bal", "balance_saakm")	\
 	X(PICK_ONLY, "saakm_fastpath_pick", "saakm_pick_only")	\
-	X(BALANCE_WORK, "saakm_fastpath_work", "saakm_balance_workfn")
+	X(BALANCE_WORK, "saakm_fastpath_work", "saakm_balance_workfn")	\
+	X(IDLE_WALK, "saakm_fastpath_idle", "saakm_update_idle")
 #define PROBE_ENUM(id, name, sym)	id,
 #define PROBE_NAME(id, name, sym)	name,
 #define PROBE_SYM(id, name, sym)	sym,
@@ -87,6 +95,8 @@ static void cleanup(void)
 
 	if (module_loaded("saakm_wfq"))
 		unload_module_within("saakm_wfq", 10, NULL);
+	if (module_loaded("saakm_eevdf"))
+		unload_module_within("saakm_eevdf", 10, NULL);
 	for (int i = 0; i < probes_made; i++) {
 		probe_enable(i, "0");
 		snprintf(line, sizeof(line), "-:%s\n", probe_name[i]);
@@ -167,8 +177,11 @@ static int count_calls(int cpu, int (*enter)(long), long arg, long long calls[NR
 	return 0;
 }
 
-/* Fair tasks, one CPU then two: the class stays off the pick paths. */
-static void check_fair(int cpu)
+/*
+ * Fair tasks, one CPU then two: the class stays off the pick paths, and
+ * walks the policies at idle transitions only if @walk (one listens).
+ */
+static void check_fair(int cpu, int walk)
 {
 	long long c[NR_PROBES];
 
@@ -177,6 +190,9 @@ static void check_fair(int cpu)
 	TAP_CHECK(count_calls(PING_PONG_SPREAD, NULL, 0, c) == 0 &&
 		  c[BALANCE] <= ROUNDS / 10 && c[PICK_ONLY] <= ROUNDS / 10 && !c[BALANCE_WORK],
 		  "two CPUs: at most one round trip in 10 calls balance_saakm() or saakm_pick_only(), no periodic balancing");
+	TAP_CHECK(walk ? c[IDLE_WALK] >= ROUNDS : !c[IDLE_WALK],
+		  walk ? "two CPUs: the policies hear the idle transitions" :
+			 "two CPUs: no walk of the policies at idle transitions");
 }
 
 int main(void)
@@ -198,12 +214,17 @@ int main(void)
 	TAP_CHECK(unload_module_within("saakm_wfq", 10, NULL) == 0, "wfq unloads");
 
 	tap_subtest("fair tasks, no policy");
-	check_fair(cpu);
+	check_fair(cpu, 0);
 
 	tap_subtest("fair tasks, wfq registered with no task");
 	TAP_CHECK(load_policy("wfq", WFQ_KO, WFQ_PARAMS) > 0, "wfq loaded");
-	check_fair(cpu);
+	check_fair(cpu, 1);
 	TAP_CHECK(unload_module_within("saakm_wfq", 10, NULL) == 0, "wfq unloads");
+
+	tap_subtest("fair tasks, the eevdf port registered with no task");
+	TAP_CHECK(load_policy("eevdf", EEVDF_KO, NULL) > 0, "the eevdf port loaded");
+	check_fair(cpu, 0);
+	TAP_CHECK(unload_module_within("saakm_eevdf", 10, NULL) == 0, "the eevdf port unloads");
 
 	TAP_CHECK(saakm_log_clean(), "no SaaKM error in the kernel log");
 	return tap_done();
