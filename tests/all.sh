@@ -28,7 +28,7 @@ counts() { # name -> "passed failed skipped" from the runner's last line
 WIDE_TESTS="saakm_wake_affinity"
 # opt-in guest tests that judge guest time: in an icount guest the clock
 # counts instructions, so a loaded host cannot stretch it while a vCPU runs
-ICOUNT_TESTS="saakm_shinjuku_latency"
+ICOUNT_TESTS="saakm_shinjuku_latency saakm_server_idle"
 
 t0=$SECONDS
 run_pass normal --no-build "$@"

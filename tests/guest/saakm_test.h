@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -650,6 +651,109 @@ static inline int rt_spin(int cpu, double secs, volatile int *started, volatile 
 		;
 	*done = 1;
 	return 0;
+}
+
+/*
+ * Kprobes that count calls of kernel functions (tracing/kprobe_profile).
+ * Fill in @n, @name (probe names, unique to the test) and @sym (the
+ * functions); kprobes_add() adds and enables them, kprobes_hits() reads
+ * their hits so far, kprobes_remove() (call it from cleanup) takes away
+ * those it added.
+ */
+struct kprobes {
+	int n;
+	const char * const *name, * const *sym;
+	int made, mounted;
+};
+
+#define TRACING_DIR	"/sys/kernel/tracing"
+
+/*
+ * Append @line to tracefs file @file, so kprobe_events keeps its other
+ * probes. Not fopen("a"): it seeks to the end, which seq files refuse.
+ */
+static inline int tracefs_append(const char *file, const char *line)
+{
+	char path[128];
+	ssize_t len = strlen(line), n;
+	int fd;
+
+	snprintf(path, sizeof(path), TRACING_DIR "/%s", file);
+	fd = open(path, O_WRONLY | O_APPEND);
+	if (fd < 0)
+		return -1;
+	n = write(fd, line, len);
+	close(fd);
+	return n == len ? 0 : -1;
+}
+
+/* Write @val to probe @i's enable file (a disabled kprobe is not armed). */
+static inline int kprobe_enable(struct kprobes *k, int i, const char *val)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), TRACING_DIR "/events/kprobes/%s/enable", k->name[i]);
+	return write_file(path, val);
+}
+
+static inline void kprobes_remove(struct kprobes *k)
+{
+	char line[96];
+
+	for (int i = 0; i < k->made; i++) {
+		kprobe_enable(k, i, "0");
+		snprintf(line, sizeof(line), "-:%s\n", k->name[i]);
+		tracefs_append("kprobe_events", line);
+	}
+	k->made = 0;
+	if (k->mounted)
+		umount(TRACING_DIR);
+	k->mounted = 0;
+}
+
+/* 0 once every probe is armed; -1 after saying which one failed. */
+static inline int kprobes_add(struct kprobes *k)
+{
+	char line[96];
+
+	if (access(TRACING_DIR "/kprobe_events", F_OK) &&
+	    !mount("nodev", TRACING_DIR, "tracefs", 0, NULL))
+		k->mounted = 1;
+	for (int i = 0; i < k->n; i++) {
+		snprintf(line, sizeof(line), "p:%s %s\n", k->name[i], k->sym[i]);
+		if (tracefs_append("kprobe_events", line)) {
+			printf("# adding the kprobe on %s: %s\n", k->sym[i], strerror(errno));
+			return -1;
+		}
+		k->made = i + 1;
+		if (kprobe_enable(k, i, "1")) {
+			printf("# enabling the kprobe on %s: %s\n", k->sym[i], strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Each probe's hits so far into @hits[k->n] (name, hits, misses); 0 or -1. */
+static inline int kprobes_hits(struct kprobes *k, long long *hits)
+{
+	char line[256], name[128];
+	long long n;
+	int found = 0;
+	FILE *f = fopen(TRACING_DIR "/kprobe_profile", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", name, &n) != 2)
+			continue;
+		for (int i = 0; i < k->n; i++)
+			if (!strcmp(name, k->name[i])) {
+				hits[i] = n;
+				found++;
+			}
+	}
+	if (f)
+		fclose(f);
+	return found == k->n ? 0 : -1;
 }
 
 /* Join policy @id (long, for ping_pong()'s @enter); 0 or -errno. */

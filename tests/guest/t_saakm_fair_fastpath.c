@@ -35,7 +35,6 @@
  *     fix 3: nearly four times per round trip).
  */
 #include "saakm_test.h"
-#include <sys/mount.h>
 
 SAAKM_TAG("timeout=120");
 
@@ -43,7 +42,6 @@ SAAKM_TAG("timeout=120");
 #define WFQ_KO		"policies/wfq/saakm_wfq.ko"
 #define WFQ_PARAMS	"balance_ms=1"
 #define EEVDF_KO	"policies/eevdf/saakm_eevdf.ko"
-#define TRACING		"/sys/kernel/tracing"
 
 /* The kprobes: the full class loop; the class's balance, idle pick, tick balance, idle walk. */
 #define PROBES(X)						\
@@ -59,96 +57,17 @@ enum { PROBES(PROBE_ENUM) NR_PROBES };
 static const char * const probe_name[] = { PROBES(PROBE_NAME) };
 static const char * const probe_sym[] = { PROBES(PROBE_SYM) };
 
-static int probes_made, tracefs_mounted;
-
-/*
- * Append @line to tracefs file @name, so kprobe_events keeps its other
- * probes. Not fopen("a"): it seeks to the end, which seq files refuse.
- */
-static int tracefs_append(const char *name, const char *line)
-{
-	char path[128];
-	ssize_t len = strlen(line), n;
-	int fd;
-
-	snprintf(path, sizeof(path), TRACING "/%s", name);
-	fd = open(path, O_WRONLY | O_APPEND);
-	if (fd < 0)
-		return -1;
-	n = write(fd, line, len);
-	close(fd);
-	return n == len ? 0 : -1;
-}
-
-/* Write @val to probe @i's enable file (a disabled kprobe is not armed). */
-static int probe_enable(int i, const char *val)
-{
-	char path[160];
-
-	snprintf(path, sizeof(path), TRACING "/events/kprobes/%s/enable", probe_name[i]);
-	return write_file(path, val);
-}
+static struct kprobes probes = {
+	.n = NR_PROBES, .name = probe_name, .sym = probe_sym,
+};
 
 static void cleanup(void)
 {
-	char line[96];
-
 	if (module_loaded("saakm_wfq"))
 		unload_module_within("saakm_wfq", 10, NULL);
 	if (module_loaded("saakm_eevdf"))
 		unload_module_within("saakm_eevdf", 10, NULL);
-	for (int i = 0; i < probes_made; i++) {
-		probe_enable(i, "0");
-		snprintf(line, sizeof(line), "-:%s\n", probe_name[i]);
-		tracefs_append("kprobe_events", line);
-	}
-	if (tracefs_mounted)
-		umount(TRACING);
-}
-
-/* Every kprobe of PROBES(), enabled. */
-static int make_probes(void)
-{
-	char line[96];
-
-	if (access(TRACING "/kprobe_events", F_OK) &&
-	    !mount("nodev", TRACING, "tracefs", 0, NULL))
-		tracefs_mounted = 1;
-	for (int i = 0; i < NR_PROBES; i++) {
-		snprintf(line, sizeof(line), "p:%s %s\n", probe_name[i], probe_sym[i]);
-		if (tracefs_append("kprobe_events", line)) {
-			printf("# adding the kprobe on %s: %s\n", probe_sym[i], strerror(errno));
-			return -1;
-		}
-		probes_made = i + 1;
-		if (probe_enable(i, "1")) {
-			printf("# enabling the kprobe on %s: %s\n", probe_sym[i], strerror(errno));
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* Each probe's hits so far (kprobe_profile: name, hits, misses); 0 or -1. */
-static int probe_hits(long long hits[NR_PROBES])
-{
-	char line[256], name[128];
-	long long n;
-	int found = 0;
-	FILE *f = fopen(TRACING "/kprobe_profile", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%127s %lld", name, &n) != 2)
-			continue;
-		for (int i = 0; i < NR_PROBES; i++)
-			if (!strcmp(name, probe_name[i])) {
-				hits[i] = n;
-				found++;
-			}
-	}
-	if (f)
-		fclose(f);
-	return found == NR_PROBES ? 0 : -1;
+	kprobes_remove(&probes);
 }
 
 static int enter_fifo(long prio)
@@ -166,7 +85,8 @@ static int count_calls(int cpu, int (*enter)(long), long arg, long long calls[NR
 {
 	long long h0[NR_PROBES], h1[NR_PROBES];
 
-	if (probe_hits(h0) || !ping_pong(ROUNDS, cpu, enter, arg, NULL) || probe_hits(h1))
+	if (kprobes_hits(&probes, h0) || !ping_pong(ROUNDS, cpu, enter, arg, NULL) ||
+	    kprobes_hits(&probes, h1))
 		return -1;
 	printf("# %d round trips:", ROUNDS);
 	for (int i = 0; i < NR_PROBES; i++) {
@@ -201,7 +121,7 @@ int main(void)
 	int cpu = nr_cpus() - 1, id;
 
 	atexit(cleanup);
-	TAP_CHECK(make_probes() == 0, "a kprobe on each function counted");
+	TAP_CHECK(kprobes_add(&probes) == 0, "a kprobe on each function counted");
 
 	tap_subtest("controls: SCHED_FIFO tasks on one CPU, wfq tasks on two");
 	TAP_CHECK(count_calls(cpu, enter_fifo, 10, c) == 0 && c[FULL_LOOP] >= ROUNDS,
