@@ -117,6 +117,8 @@ fi
 # SAAKM_VM_GDB=PORT: QEMU's gdb stub, to take a backtrace of a hung guest
 # (gdb build/linux*/vmlinux -ex "target remote :PORT" -ex "thread apply all bt").
 [ -n "${SAAKM_VM_GDB:-}" ] && qopts+=("-gdb tcp:127.0.0.1:$SAAKM_VM_GDB")
+# SAAKM_VM_QEMU_OPTS: more QEMU options, e.g. a TCG plugin (bench/kprof).
+[ -n "${SAAKM_VM_QEMU_OPTS:-}" ] && qopts+=("$SAAKM_VM_QEMU_OPTS")
 [ ${#qopts[@]} -gt 0 ] && args+=("--qemu-opts=${qopts[*]}")
 # 4-level paging: TCG offers LA57, and with 5-level paging the KASAN kernel
 # took a wild-memory-access report in an early-boot interrupt (handle_edge_irq
