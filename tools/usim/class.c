@@ -457,7 +457,8 @@ static void balance(int cpu, struct task_struct *prev)
 		struct saakm_policy *pol = usim_policy_nth(n);
 		int src;
 
-		if (!usim_has_callback(pol, SAAKM_EV_NEWLY_IDLE))
+		/* The class asks no policy without tasks (balance_saakm()). */
+		if (!usim_has_callback(pol, SAAKM_EV_NEWLY_IDLE) || !usim_policy_has_tasks(pol))
 			continue;
 		src = usim_call(pol, SAAKM_EV_NEWLY_IDLE, cpu, NULL, -1);
 		if (!valid_src(src, cpu))
@@ -1226,7 +1227,7 @@ static void periodic_balance(struct saakm_policy *pol, int cpu)
 	int n = rank(pol);
 	int src;
 
-	if (!ms || !usim_has_callback(pol, SAAKM_EV_BALANCING_SELECT) ||
+	if (!ms || !usim_has_callback(pol, SAAKM_EV_BALANCING_SELECT) || !usim_policy_has_tasks(pol) ||
 	    usim_now_ns() < c->next_balance[n])
 		return;
 	c->next_balance[n] = usim_now_ns() + ms * 1000000ULL;

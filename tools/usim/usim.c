@@ -1407,6 +1407,11 @@ unsigned int usim_policy_nr_ready(const struct saakm_policy *pol, int cpu)
 	return cpu >= 0 && cpu < USIM_MAX_CPUS ? pol->pcpu[cpu].nr_ready : 0;
 }
 
+int usim_policy_has_tasks(const struct saakm_policy *pol)
+{
+	return !list_empty(&pol->tasks);
+}
+
 unsigned int usim_policy_balance_ms(const struct saakm_policy *pol)
 {
 	return pol->ops.balance_ms;

@@ -215,6 +215,7 @@ int usim_nr_events(void);
 
 /* Per-policy counters and state the class simulation reads. */
 unsigned int usim_policy_nr_ready(const struct saakm_policy *pol, int cpu);
+int usim_policy_has_tasks(const struct saakm_policy *pol);
 unsigned int usim_policy_balance_ms(const struct saakm_policy *pol);
 unsigned int usim_policy_timeout_ms(const struct saakm_policy *pol);
 /* ops.balance_max, 0 read as 1: tasks one balance may move. */
