@@ -25,9 +25,11 @@ SAAKM_TAG("normal-only");
  * Out of make test since 2026-11-24 (make test T=saakm_fair runs it): the
  * eevdf port's 3-on-2 shares left the band in 2 of 3 runs inside the suite
  * (56.9/70.1/73.0% and 74.2/62.5/63.2%), while 5 runs alone passed
- * (63.8-70.4%). Suspected: the port's 32 ms (8-tick) periodic swap locks
- * in phase with the per-tick alternation of the pair it takes from, so
- * the same task keeps being moved. Back in once 5 runs in the suite pass.
+ * (63.8-70.4%). The cause is in the port: both CPUs' periodic balances run
+ * in the same tick, and the second pulls back the task the first just
+ * swapped (deterministic in libusim with staggered starts: 100/50/50%;
+ * docs/benchmarks.md, "Session 17"). Back in once that is fixed and 5
+ * runs in the suite pass.
  */
 SAAKM_TAG("opt-in");
 
