@@ -46,8 +46,9 @@
  *     tick wakes an idle one that could take a waiting task (NOHZ kick), and
  *     every balance_ms each CPU pulls from the heaviest waiting tasks lighter
  *     than the weight difference; a difference of exactly one task swaps
- *     roles, so 3 equal tasks on 2 CPUs each get about 2/3 of a CPU. Lag and
- *     the relative deadline travel with a moved task, as in fair.c.
+ *     roles if the task left alone was served less than the one that had a
+ *     CPU to itself, so 3 equal tasks on 2 CPUs each get about 2/3 of a CPU.
+ *     Lag and the relative deadline travel with a moved task, as in fair.c.
  *   - Starvation guard: EEVDF runs a nice 19 task next to a nice -20 hog for
  *     a tick every ~24 s, past SaaKM's stall watchdog (5 s). A task waiting
  *     over starve_ms runs next, from V (debt dropped, see forgive_debt()).
@@ -83,43 +84,10 @@
 #define EEVDF_BALANCE_MAX	32	/* the weight rule stops a balance first */
 #define EEVDF_KICK_SCAN		4	/* waiting tasks checked for a NOHZ kick */
 
-/* A uint module parameter with the range its .set enforces. */
-struct eevdf_param {
-	unsigned int val;	/* first: param_get_uint() reads it */
-	unsigned int min, max;	/* allowed range; 0 is also allowed if off0 */
-	bool off0;
-};
-
-static struct eevdf_param base_slice_us = { 700, 100, 100000, false };
-static struct eevdf_param starve_ms = { 3000, 10, 60000, true };
-static struct eevdf_param balance_ms = { 32, 1, 1000, true };
+SAAKM_PARAM_UINT(base_slice_us, 700, 100, 100000, 0644, "slice in us before scaling by 1 + ilog2(CPUs)");
+SAAKM_PARAM_UINT_OFF(starve_ms, 3000, 10, 60000, 0644, "run a task waiting this long next");
+SAAKM_PARAM_UINT_OFF(balance_ms, 32, 1, 1000, 0444, "periodic balancing period");
 static bool run_to_parity = true;
-
-static int eevdf_param_set(const char *val, const struct kernel_param *kp)
-{
-	struct eevdf_param *prm = kp->arg;
-	unsigned int v;
-
-	if (kstrtouint(val, 0, &v) || ((v < prm->min || v > prm->max) && !(prm->off0 && !v))) {
-		pr_err("saakm_eevdf: %s=%s refused: allowed %s%u..%u\n", kp->name, val,
-		       prm->off0 ? "0 (off) or " : "", prm->min, prm->max);
-		return -EINVAL;
-	}
-	WRITE_ONCE(prm->val, v);
-	return 0;
-}
-
-static const struct kernel_param_ops eevdf_param_ops = {
-	.set = eevdf_param_set,
-	.get = param_get_uint,
-};
-
-module_param_cb(base_slice_us, &eevdf_param_ops, &base_slice_us, 0644);
-MODULE_PARM_DESC(base_slice_us, "slice in us before scaling by 1 + ilog2(CPUs) (100..100000)");
-module_param_cb(starve_ms, &eevdf_param_ops, &starve_ms, 0644);
-MODULE_PARM_DESC(starve_ms, "run a task waiting this long next (0: off, 10..60000)");
-module_param_cb(balance_ms, &eevdf_param_ops, &balance_ms, 0444);
-MODULE_PARM_DESC(balance_ms, "periodic balancing period (0: off, 1..1000)");
 module_param(run_to_parity, bool, 0644);
 MODULE_PARM_DESC(run_to_parity, "no wakeup preemption before the request ends, while eligible");
 
@@ -179,7 +147,7 @@ static u64 base_slice_ns(void)
 
 	while (cpus >>= 1)
 		factor++;
-	return (u64)READ_ONCE(base_slice_us.val) * NSEC_PER_USEC * factor;
+	return (u64)READ_ONCE(base_slice_us) * NSEC_PER_USEC * factor;
 }
 
 /* delta / w: real time to virtual time for this task. */
@@ -356,7 +324,7 @@ static bool do_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *pse,
 /* The starvation guard: the oldest waiting task, once it waited starve_ms. */
 static struct task_struct *starving(struct eevdf_cpu *ec)
 {
-	unsigned int ms = READ_ONCE(starve_ms.val);
+	unsigned int ms = READ_ONCE(starve_ms);
 	struct eevdf_task *t;
 
 	if (!ms || list_empty(&ec->waiting))
@@ -786,6 +754,25 @@ static int eevdf_balancing_select(struct saakm_policy *pol, int cpu)
 }
 
 /*
+ * A swap moves @p and leaves a task alone on @from, which the one @p joins
+ * on @to had until now: fair if it was served no more, per weight. Without
+ * this, when both CPUs balance in the same tick, the second undoes the
+ * first's swap, and one of 3 equal hogs keeps a CPU to itself. Service is
+ * counted from the task's start: one that slept long is left alone first.
+ */
+static bool swap_is_fair(struct eevdf_cpu *from, struct eevdf_cpu *to, struct task_struct *p)
+{
+	struct task_struct *r = from->curr != p ? from->curr : NULL, *q;
+	struct task_struct *d = to->curr ?: saakm_rq_first(&to->rq);
+
+	saakm_rq_for_each(q, &from->rq)
+		if (!r && q != p)
+			r = q;
+	return !r || !d || div_u64(saakm_exec_ns(r), ev(r)->weight) <=
+			   div_u64(saakm_exec_ns(d), ev(d)->weight);
+}
+
+/*
  * Hand over the earliest-deadline waiting task that may run on @dst and
  * weighs less than the weight difference (in a periodic balance, a first
  * one of exactly the difference swaps the CPUs' roles, see the top of the
@@ -798,7 +785,8 @@ static struct task_struct *eevdf_balance_pick(struct saakm_policy *pol, int src,
 	struct task_struct *p;
 
 	saakm_rq_for_each(p, &from->rq)
-		if ((ev(p)->weight < diff || (ev(p)->weight == diff && to->may_swap)) &&
+		if ((ev(p)->weight < diff || (ev(p)->weight == diff && to->may_swap &&
+					      swap_is_fair(from, to, p))) &&
 		    saakm_can_migrate(p, dst))
 			break;
 	if (!p)
@@ -881,7 +869,7 @@ static int __init eevdf_init(void)
 		/* As fair.c: start near the wrap, so that signed arithmetic is tested. */
 		ec->zero_vruntime = (u64)(-(1LL << 20));
 	}
-	eevdf_ops.balance_ms = balance_ms.val;
+	eevdf_ops.balance_ms = balance_ms;
 	if (!eevdf_ops.balance_ms)
 		eevdf_ops.balancing_select = NULL;
 	eevdf = saakm_register_policy(&eevdf_ops, NULL);
