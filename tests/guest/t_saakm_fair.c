@@ -21,17 +21,6 @@
 SAAKM_TAG("timeout=400");
 /* A timing figure: the debug kernel's slowness is not the policy's. */
 SAAKM_TAG("normal-only");
-/*
- * Out of make test since 2026-11-24 (make test T=saakm_fair runs it): the
- * eevdf port's 3-on-2 shares left the band in 2 of 3 runs inside the suite
- * (56.9/70.1/73.0% and 74.2/62.5/63.2%), while 5 runs alone passed
- * (63.8-70.4%). The cause is in the port: both CPUs' periodic balances run
- * in the same tick, and the second pulls back the task the first just
- * swapped (deterministic in libusim with staggered starts: 100/50/50%;
- * docs/benchmarks.md, "Session 17"). Back in once that is fixed and 5
- * runs in the suite pass.
- */
-SAAKM_TAG("opt-in");
 
 #define SCHED_EXT	7
 #define MAX_HOGS	3
