@@ -99,7 +99,7 @@ struct eevdf_task {
 	u64 slice;		/* r_i, ns */
 	u64 protect;		/* RUN_TO_PARITY: the deadline it was picked with */
 	u64 exec_seen;		/* saakm_exec_ns() already charged */
-	unsigned long queued_at; /* jiffies when it started waiting */
+	u64 queued_at;		/* saakm_clock_ns() when it started waiting */
 	struct list_head wait_node; /* in eevdf_cpu.waiting */
 	struct task_struct *task; /* whose data this is */
 	unsigned int weight;
@@ -322,7 +322,7 @@ static bool do_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *pse,
 }
 
 /* The starvation guard: the oldest waiting task, once it waited starve_ms. */
-static struct task_struct *starving(struct eevdf_cpu *ec)
+static struct task_struct *starving(struct saakm_policy *pol, struct eevdf_cpu *ec)
 {
 	unsigned int ms = READ_ONCE(starve_ms);
 	struct eevdf_task *t;
@@ -330,7 +330,7 @@ static struct task_struct *starving(struct eevdf_cpu *ec)
 	if (!ms || list_empty(&ec->waiting))
 		return NULL;
 	t = list_first_entry(&ec->waiting, struct eevdf_task, wait_node);
-	if (time_before(jiffies, t->queued_at + msecs_to_jiffies(ms)))
+	if (saakm_clock_ns(pol) - t->queued_at < (u64)ms * NSEC_PER_MSEC)
 		return NULL;
 	return t->task;
 }
@@ -400,13 +400,13 @@ static void join_cpu(struct eevdf_cpu *ec, struct eevdf_task *t, int cpu, bool i
 }
 
 /* @p waits on @cpu: in the sums, the list of waiters and the runqueue. */
-static void enqueue(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
-		    enum saakm_task_state state)
+static void enqueue(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_struct *p,
+		    int cpu, enum saakm_task_state state)
 {
 	struct eevdf_task *t = ev(p);
 
 	avg_update(ec, t, 1);
-	t->queued_at = jiffies;
+	t->queued_at = saakm_clock_ns(pol);
 	list_add_tail(&t->wait_node, &ec->waiting);
 	saakm_change_state(p, state, cpu, &ec->rq);
 }
@@ -434,12 +434,12 @@ static void set_next(struct eevdf_cpu *ec, struct task_struct *p, int cpu)
 }
 
 /* The running task waits again (fair.c's put_prev_entity()). */
-static void put_prev(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
-		     enum saakm_task_state state)
+static void put_prev(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_struct *p,
+		     int cpu, enum saakm_task_state state)
 {
 	ec->curr = NULL;
 	ec->prev = p;
-	enqueue(ec, p, cpu, state);
+	enqueue(pol, ec, p, cpu, state);
 }
 
 /* @p no longer counts on @ec: out of curr or the sums, and of the load. */
@@ -550,7 +550,7 @@ static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu
 	kick = update_curr(ec);
 	/* A new task asks for half a slice: new_place() sees it NOT_QUEUED. */
 	join_cpu(ec, t, cpu, saakm_task_state(p) == SAAKM_NOT_QUEUED);
-	enqueue(ec, p, cpu, SAAKM_READY);
+	enqueue(pol, ec, p, cpu, SAAKM_READY);
 	if (!ec->curr)
 		return;
 	if (do_preempt_short(ec, t, ev(ec->curr)))
@@ -603,7 +603,7 @@ static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
 		update_curr(ec);
 		take_off(ec, ec->curr, true);
 	}
-	starved = starving(ec);
+	starved = starving(pol, ec);
 	p = starved ?: pick_eevdf(ec);
 	if (p)
 		set_next(ec, p, cpu);
@@ -618,8 +618,8 @@ static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
  * @p the running task (placed as woken if uncounted), or if another task of
  * ours is that now, make @p wait in @state.
  */
-static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
-		  enum saakm_task_state state)
+static bool adopt(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_struct *p,
+		  int cpu, enum saakm_task_state state)
 {
 	struct eevdf_task *t = ev(p);
 
@@ -635,7 +635,7 @@ static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
 		join_cpu(ec, t, cpu, false);
 	}
 	if (ec->curr) {
-		enqueue(ec, p, cpu, state);
+		enqueue(pol, ec, p, cpu, state);
 		return false;
 	}
 	ec->curr = p;
@@ -672,13 +672,14 @@ static void kick_idle_cpu(struct saakm_policy *pol, struct eevdf_cpu *ec, int th
 static void eevdf_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
-	struct task_struct *next = NULL;
+	struct task_struct *next = NULL, *starved;
 
-	if (!adopt(ec, p, cpu, SAAKM_READY_TICK))
+	if (!adopt(pol, ec, p, cpu, SAAKM_READY_TICK))
 		return;
-	if ((update_curr(ec) && pick_eevdf(ec) != p) || starving(ec)) {
-		put_prev(ec, p, cpu, SAAKM_READY_TICK);
-		next = starving(ec) ?: pick_eevdf(ec);
+	starved = starving(pol, ec);
+	if ((update_curr(ec) && pick_eevdf(ec) != p) || starved) {
+		put_prev(pol, ec, p, cpu, SAAKM_READY_TICK);
+		next = starved ?: pick_eevdf(ec);
 	}
 	kick_idle_cpu(pol, ec, cpu, next);
 }
@@ -688,11 +689,11 @@ static void eevdf_preempt(struct saakm_policy *pol, struct task_struct *p, int c
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
 
-	if (!adopt(ec, p, cpu, SAAKM_READY_TICK))
+	if (!adopt(pol, ec, p, cpu, SAAKM_READY_TICK))
 		return;
 	update_curr(ec);
-	if (pick_eevdf(ec) != p || starving(ec))
-		put_prev(ec, p, cpu, SAAKM_READY_TICK);
+	if (pick_eevdf(ec) != p || starving(pol, ec))
+		put_prev(pol, ec, p, cpu, SAAKM_READY_TICK);
 }
 
 /* yield_task_fair(): an eligible task gives up the rest of its request. */
@@ -701,14 +702,14 @@ static void eevdf_yield(struct saakm_policy *pol, struct task_struct *p, int cpu
 	struct eevdf_cpu *ec = cpu_of(cpu);
 	struct eevdf_task *t = ev(p);
 
-	if (!adopt(ec, p, cpu, SAAKM_READY) || !saakm_rq_len(&ec->rq))
+	if (!adopt(pol, ec, p, cpu, SAAKM_READY) || !saakm_rq_len(&ec->rq))
 		return;		/* alone: keep running */
 	update_curr(ec);
 	if (vruntime_eligible(ec, t->vruntime)) {
 		t->vruntime = t->deadline;
 		update_deadline(ec, t);
 	}
-	put_prev(ec, p, cpu, SAAKM_READY);
+	put_prev(pol, ec, p, cpu, SAAKM_READY);
 }
 
 static void eevdf_terminate(struct saakm_policy *pol, struct task_struct *p)

@@ -747,6 +747,8 @@ const char *saakm_rec_format(const struct saakm_rec *r, char *buf, size_t len)
 				 (unsigned long long)r->c);
 		else if (r->ev == SAAKM_INPUT_READ_CPU)
 			snprintf(buf, len, "INPUT read_cpu cpu %d = %llu", r->a, (unsigned long long)r->c);
+		else if (r->ev == SAAKM_INPUT_CLOCK)
+			snprintf(buf, len, "INPUT clock = %llu", (unsigned long long)r->c);
 		else
 			snprintf(buf, len, "INPUT %s pid %d = %llu", saakm_input_name(r->ev), r->pid,
 				 (unsigned long long)r->c);

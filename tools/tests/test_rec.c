@@ -39,9 +39,11 @@ static void test_names(void)
 		  "record kinds from SAAKM_REC_KINDS, in order");
 	TAP_CHECK(saakm_rec_kind_index("state") == SAAKM_REC_STATE && saakm_rec_kind_index("x") == -1,
 		  "kind index by name");
-	TAP_CHECK(SAAKM_NR_INPUTS == 4 && SAAKM_INPUT_RUNNING_NS == 0 && SAAKM_INPUT_EXEC_NS == 2 &&
-		  SAAKM_INPUT_READ_CPU == 3 && !strcmp(saakm_input_name(SAAKM_INPUT_EXEC_NS), "exec_ns") &&
+	TAP_CHECK(SAAKM_NR_INPUTS == 5 && SAAKM_INPUT_RUNNING_NS == 0 && SAAKM_INPUT_EXEC_NS == 2 &&
+		  SAAKM_INPUT_READ_CPU == 3 && SAAKM_INPUT_CLOCK == 4 &&
+		  !strcmp(saakm_input_name(SAAKM_INPUT_EXEC_NS), "exec_ns") &&
 		  !strcmp(saakm_input_name(SAAKM_INPUT_READ_CPU), "read_cpu") &&
+		  !strcmp(saakm_input_name(SAAKM_INPUT_CLOCK), "clock") &&
 		  !strcmp(saakm_input_name(SAAKM_NR_INPUTS), "?"),
 		  "input kinds from SAAKM_INPUTS, in order, named");
 	TAP_CHECK(saakm_transition_ok(SAAKM_ST_READY, SAAKM_ST_RUNNING) &&
@@ -168,6 +170,7 @@ static void test_corrupt(void)
 	const uint64_t nr7 = 7, seq1 = 1;
 	const uint8_t kind9 = 9, state9 = 9, pad = 1, input4 = SAAKM_NR_INPUTS;
 	const uint8_t exec_ns = SAAKM_INPUT_EXEC_NS, read_cpu = SAAKM_INPUT_READ_CPU;
+	const uint8_t clock = SAAKM_INPUT_CLOCK;
 	const char name[32] = "01234567890123456789012345678901";
 	char err[256];
 
@@ -202,6 +205,8 @@ static void test_corrupt(void)
 		  "an exec_ns input (SAAKM_INPUT_EXEC_NS) is accepted");
 	TAP_CHECK(corrupt(FULL, H + 4 * 48 + 39, &read_cpu, 1, err, sizeof(err)) == 0,
 		  "a read_cpu input (SAAKM_INPUT_READ_CPU) is accepted");
+	TAP_CHECK(corrupt(FULL, H + 4 * 48 + 39, &clock, 1, err, sizeof(err)) == 0,
+		  "a clock input (SAAKM_INPUT_CLOCK) is accepted");
 	TAP_CHECK(corrupt(FULL, H + 42, &pad, 1, err, sizeof(err)) == -EINVAL && strstr(err, "padding"),
 		  "non-zero padding is refused");
 	TAP_CHECK(corrupt(FULL, 0, NULL, 0, err, sizeof(err)) == 0, "the unpatched file reads (control)");
@@ -354,6 +359,10 @@ static void test_format(void)
 				.a = 1, .cpu = -1, .c = 3 };
 	TAP_CHECK(!strcmp(saakm_rec_format(&r, buf, sizeof(buf)), "INPUT read_cpu cpu 1 = 3"),
 		  "INPUT of saakm_read_cpu() names the CPU read, with its value");
+	r = (struct saakm_rec){ .kind = SAAKM_REC_INPUT, .ev = SAAKM_INPUT_CLOCK, .pid = -1,
+				.a = -1, .cpu = -1, .c = 42 };
+	TAP_CHECK(!strcmp(saakm_rec_format(&r, buf, sizeof(buf)), "INPUT clock = 42"),
+		  "INPUT of saakm_clock_ns() gives the time");
 	r.pid = 5;
 	r.c = 123456789;
 	r.ev = SAAKM_NR_INPUTS;

@@ -10,7 +10,8 @@
  * saakm_change_state() (the transition table SAAKM_TRANSITIONS of
  * <linux/saakm_replay.h>, the callback restrictions of saakm_in_context(),
  * the wrong-cpu check), saakm_running_ns(), saakm_exec_ns(),
- * saakm_can_migrate(), saakm_read_cpu() (an input only within a callback),
+ * saakm_can_migrate(), saakm_read_cpu() and saakm_clock_ns() (inputs only
+ * within a callback),
  * registration (ops checks, slots, ids, core_entry on
  * every online CPU) and unregistration (every attached task terminated and
  * freed, core_exit on every online CPU, exit). The runqueues are not
@@ -1198,6 +1199,16 @@ void usim_lock_point(void)
 {
 	if (W.hooks.lock && W.ctx.ev != SAAKM_NR_EVENTS)
 		W.hooks.lock(W.hooks.ctx);
+}
+
+/* The simulated time; within a callback, an input the driver may serve (replay). */
+u64 saakm_clock_ns(struct saakm_policy *pol)
+{
+	unsigned long long v = W.now_ns;
+
+	if (W.hooks.input && W.ctx.ev != SAAKM_NR_EVENTS)
+		W.hooks.input(W.hooks.ctx, SAAKM_INPUT_CLOCK, NULL, -1, &v);
+	return v;
 }
 
 /* saakm_read_cpu()'s switch: "recording" is always on here, so every read comes below. */

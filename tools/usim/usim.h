@@ -44,7 +44,8 @@ struct saakm_policy;
  *	field of the runqueue argument (-1 for NULL or a shared runqueue)
  * @input: saakm_running_ns(), saakm_exec_ns() (@dst -1),
  *	saakm_can_migrate() (@dst the CPU) or, within a callback,
- *	saakm_read_cpu() (@p NULL, @dst the CPU read), @which the
+ *	saakm_read_cpu() (@p NULL, @dst the CPU read) or saakm_clock_ns()
+ *	(@p NULL, @dst -1), @which the
  *	SAAKM_INPUT_* of <linux/saakm_replay.h> that the kernel records it
  *	as: set *@val and return 1 to override what the simulation computed
  *	(passed in *@val)
