@@ -99,7 +99,7 @@ struct eevdf_task {
 	u64 slice;		/* r_i, ns */
 	u64 protect;		/* RUN_TO_PARITY: the deadline it was picked with */
 	u64 exec_seen;		/* saakm_exec_ns() already charged */
-	u64 queued_at;		/* saakm_clock_ns() when it started waiting */
+	u64 queued_at;		/* waiting since (saakm_clock_ns() at a tick), or 0 */
 	struct list_head wait_node; /* in eevdf_cpu.waiting */
 	struct task_struct *task; /* whose data this is */
 	unsigned int weight;
@@ -115,6 +115,7 @@ struct eevdf_cpu {
 	struct list_head waiting;	/* the same, oldest first */
 	struct task_struct *curr;	/* running, not in @rq or the sums */
 	struct task_struct *prev;	/* put back; re-picked without protection */
+	struct task_struct *starved;	/* waiting, to run next: the guard's choice */
 	u64 zero_vruntime;		/* v0: keys are v_i - v0 */
 	s64 avg_vruntime;		/* \Sum (v_i - v0) * w_i over @rq */
 	s64 avg_load;			/* \Sum w_i over @rq */
@@ -321,18 +322,27 @@ static bool do_preempt_short(struct eevdf_cpu *ec, struct eevdf_task *pse,
 	       !vruntime_eligible(ec, se->vruntime);
 }
 
-/* The starvation guard: the oldest waiting task, once it waited starve_ms. */
+/*
+ * The starvation guard, at the tick: the oldest waiting task, once it waited
+ * starve_ms. The time is read only here, not at each wakeup (a hot path): a
+ * wait counts from the first tick that sees it.
+ */
 static struct task_struct *starving(struct saakm_policy *pol, struct eevdf_cpu *ec)
 {
 	unsigned int ms = READ_ONCE(starve_ms);
 	struct eevdf_task *t;
+	u64 now;
 
 	if (!ms || list_empty(&ec->waiting))
 		return NULL;
+	now = saakm_clock_ns(pol);
+	list_for_each_entry_reverse(t, &ec->waiting, wait_node) {
+		if (t->queued_at)
+			break;
+		t->queued_at = now;
+	}
 	t = list_first_entry(&ec->waiting, struct eevdf_task, wait_node);
-	if (saakm_clock_ns(pol) - t->queued_at < (u64)ms * NSEC_PER_MSEC)
-		return NULL;
-	return t->task;
+	return now - t->queued_at < (u64)ms * NSEC_PER_MSEC ? NULL : t->task;
 }
 
 /*
@@ -400,13 +410,13 @@ static void join_cpu(struct eevdf_cpu *ec, struct eevdf_task *t, int cpu, bool i
 }
 
 /* @p waits on @cpu: in the sums, the list of waiters and the runqueue. */
-static void enqueue(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_struct *p,
-		    int cpu, enum saakm_task_state state)
+static void enqueue(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
+		    enum saakm_task_state state)
 {
 	struct eevdf_task *t = ev(p);
 
 	avg_update(ec, t, 1);
-	t->queued_at = saakm_clock_ns(pol);
+	t->queued_at = 0;
 	list_add_tail(&t->wait_node, &ec->waiting);
 	saakm_change_state(p, state, cpu, &ec->rq);
 }
@@ -416,6 +426,8 @@ static void dequeue(struct eevdf_cpu *ec, struct eevdf_task *t)
 {
 	avg_update(ec, t, -1);
 	list_del_init(&t->wait_node);
+	if (ec->starved == t->task)
+		ec->starved = NULL;
 }
 
 /* @p runs on @cpu (fair.c's set_next_entity()): the sums exclude it now. */
@@ -434,12 +446,12 @@ static void set_next(struct eevdf_cpu *ec, struct task_struct *p, int cpu)
 }
 
 /* The running task waits again (fair.c's put_prev_entity()). */
-static void put_prev(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_struct *p,
-		     int cpu, enum saakm_task_state state)
+static void put_prev(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
+		     enum saakm_task_state state)
 {
 	ec->curr = NULL;
 	ec->prev = p;
-	enqueue(pol, ec, p, cpu, state);
+	enqueue(ec, p, cpu, state);
 }
 
 /* @p no longer counts on @ec: out of curr or the sums, and of the load. */
@@ -550,7 +562,7 @@ static void eevdf_place(struct saakm_policy *pol, struct task_struct *p, int cpu
 	kick = update_curr(ec);
 	/* A new task asks for half a slice: new_place() sees it NOT_QUEUED. */
 	join_cpu(ec, t, cpu, saakm_task_state(p) == SAAKM_NOT_QUEUED);
-	enqueue(pol, ec, p, cpu, SAAKM_READY);
+	enqueue(ec, p, cpu, SAAKM_READY);
 	if (!ec->curr)
 		return;
 	if (do_preempt_short(ec, t, ev(ec->curr)))
@@ -603,7 +615,7 @@ static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
 		update_curr(ec);
 		take_off(ec, ec->curr, true);
 	}
-	starved = starving(pol, ec);
+	starved = ec->starved;
 	p = starved ?: pick_eevdf(ec);
 	if (p)
 		set_next(ec, p, cpu);
@@ -618,8 +630,8 @@ static struct task_struct *eevdf_schedule(struct saakm_policy *pol, int cpu)
  * @p the running task (placed as woken if uncounted), or if another task of
  * ours is that now, make @p wait in @state.
  */
-static bool adopt(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_struct *p,
-		  int cpu, enum saakm_task_state state)
+static bool adopt(struct eevdf_cpu *ec, struct task_struct *p, int cpu,
+		  enum saakm_task_state state)
 {
 	struct eevdf_task *t = ev(p);
 
@@ -635,7 +647,7 @@ static bool adopt(struct saakm_policy *pol, struct eevdf_cpu *ec, struct task_st
 		join_cpu(ec, t, cpu, false);
 	}
 	if (ec->curr) {
-		enqueue(pol, ec, p, cpu, state);
+		enqueue(ec, p, cpu, state);
 		return false;
 	}
 	ec->curr = p;
@@ -672,14 +684,14 @@ static void kick_idle_cpu(struct saakm_policy *pol, struct eevdf_cpu *ec, int th
 static void eevdf_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
-	struct task_struct *next = NULL, *starved;
+	struct task_struct *next = NULL;
 
-	if (!adopt(pol, ec, p, cpu, SAAKM_READY_TICK))
+	if (!adopt(ec, p, cpu, SAAKM_READY_TICK))
 		return;
-	starved = starving(pol, ec);
-	if ((update_curr(ec) && pick_eevdf(ec) != p) || starved) {
-		put_prev(pol, ec, p, cpu, SAAKM_READY_TICK);
-		next = starved ?: pick_eevdf(ec);
+	ec->starved = starving(pol, ec);
+	if ((update_curr(ec) && pick_eevdf(ec) != p) || ec->starved) {
+		put_prev(ec, p, cpu, SAAKM_READY_TICK);
+		next = ec->starved ?: pick_eevdf(ec);
 	}
 	kick_idle_cpu(pol, ec, cpu, next);
 }
@@ -689,11 +701,11 @@ static void eevdf_preempt(struct saakm_policy *pol, struct task_struct *p, int c
 {
 	struct eevdf_cpu *ec = cpu_of(cpu);
 
-	if (!adopt(pol, ec, p, cpu, SAAKM_READY_TICK))
+	if (!adopt(ec, p, cpu, SAAKM_READY_TICK))
 		return;
 	update_curr(ec);
-	if (pick_eevdf(ec) != p || starving(pol, ec))
-		put_prev(pol, ec, p, cpu, SAAKM_READY_TICK);
+	if (pick_eevdf(ec) != p)
+		put_prev(ec, p, cpu, SAAKM_READY_TICK);
 }
 
 /* yield_task_fair(): an eligible task gives up the rest of its request. */
@@ -702,14 +714,14 @@ static void eevdf_yield(struct saakm_policy *pol, struct task_struct *p, int cpu
 	struct eevdf_cpu *ec = cpu_of(cpu);
 	struct eevdf_task *t = ev(p);
 
-	if (!adopt(pol, ec, p, cpu, SAAKM_READY) || !saakm_rq_len(&ec->rq))
+	if (!adopt(ec, p, cpu, SAAKM_READY) || !saakm_rq_len(&ec->rq))
 		return;		/* alone: keep running */
 	update_curr(ec);
 	if (vruntime_eligible(ec, t->vruntime)) {
 		t->vruntime = t->deadline;
 		update_deadline(ec, t);
 	}
-	put_prev(pol, ec, p, cpu, SAAKM_READY);
+	put_prev(ec, p, cpu, SAAKM_READY);
 }
 
 static void eevdf_terminate(struct saakm_policy *pol, struct task_struct *p)
