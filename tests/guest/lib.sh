@@ -89,6 +89,23 @@ events_total() {
 		awk -F= '$1 != "name" && $1 != "bad_transitions" { s += $2 } END { print s + 0 }'
 }
 
+# replay_matches REC SRC NRECORDS DESC KEEP: "saakm replay REC SRC" must
+# match all NRECORDS records: one TAP line DESC, the replay's output as
+# diagnostics; on failure the recording is kept as $SAAKM_RESULTS/KEEP.rec
+# for a replay on the host.
+replay_matches() {
+	"$SAAKM_CLI" replay "$1" "$2" >"$1.replay" 2>&1
+	_rm_rc=$?
+	sed 's/^/# /' "$1.replay" | head -40
+	if [ "$_rm_rc" = 0 ] && grep -q "all $3 records match" "$1.replay"; then
+		ok "$4"
+	else
+		[ -n "${SAAKM_RESULTS:-}" ] && cp "$1" "$SAAKM_RESULTS/$5.rec" &&
+			diag "recording kept as $SAAKM_RESULTS/$5.rec"
+		not_ok "$4" "status $_rm_rc"
+	fi
+}
+
 # --- cleanup ----------------------------------------------------------------------
 # However the script ends (done_testing, exit, or the SIGTERM of the suite's
 # timeout), saakm_cleanup puts back the files changed with sysfs_set, kills
