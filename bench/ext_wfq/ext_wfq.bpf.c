@@ -19,7 +19,8 @@
  *   tick does; ops.dispatch() then keeps the task running unless the DSQ's
  *   first task has not run more than it (wfq's rule, see keep_prev()).
  * - Wakeup preemption: a woken task behind the running one by more than
- *   wakeup_gran_us (at its weight) kicks its CPU with SCX_KICK_PREEMPT.
+ *   wakeup_gran_us (at its weight), or by any lead if no other task waits
+ *   in the CPU's DSQ, kicks its CPU with SCX_KICK_PREEMPT.
  * - CPU choice at wakeup: the previous CPU if idle or if no allowed CPU
  *   is, else an idle allowed CPU (sched_ext's idle mask stands for wfq's
  *   enter_idle/exit_idle mask). New tasks likewise.
@@ -61,7 +62,7 @@ char _license[] SEC("license") = "GPL";
 
 /* Set by the loader (ext_wfq.c) before loading; wfq's defaults. */
 const volatile u64 slice_ns = 3000000;
-const volatile u64 gran_ns = 1000000;
+const volatile u64 gran_ns = 3000000;
 const volatile u64 balance_ns = 32000000;
 const volatile u32 balance_max = 8;
 const volatile u64 max_wait_ns = 1000000000;
@@ -223,7 +224,7 @@ void BPF_STRUCT_OPS(ext_wfq_enqueue, struct task_struct *p, u64 enq_flags)
 	s32 cpu = scx_bpf_task_cpu(p);
 	struct cpu_ctx *c = cctx(cpu), *old;
 	struct task_ctx *t = tctx(p);
-	u64 floor;
+	u64 floor, gran;
 
 	if (!c || !t) {
 		scx_bpf_dispatch(p, SCX_DSQ_GLOBAL, slice_ns, enq_flags);
@@ -241,9 +242,11 @@ void BPF_STRUCT_OPS(ext_wfq_enqueue, struct task_struct *p, u64 enq_flags)
 		t->vtime = floor;
 	t->frame_cpu = cpu;
 	t->ready_at = c->clock;
+	/* before @p is in the DSQ: sched_ext inserts it after enqueue returns */
+	gran = scx_bpf_dsq_nr_queued(cpu) ? gran_ns * 1024 / weight_of(p) : 0;
 	scx_bpf_dispatch_vtime(p, cpu, slice_ns, t->vtime, enq_flags);
 	if ((enq_flags & SCX_ENQ_WAKEUP) && c->has_curr &&
-	    (s64)(c->curr_vtime - t->vtime) > (s64)(gran_ns * 1024 / weight_of(p))) {
+	    (s64)(c->curr_vtime - t->vtime) > (s64)gran) {
 		stat_inc(0);
 		scx_bpf_kick_cpu(cpu, SCX_KICK_PREEMPT);
 	}

@@ -36,7 +36,7 @@ struct param {
 
 static struct param params[] = {
 	{ "slice_ms", 's', 1, 100, 3 },
-	{ "wakeup_gran_us", 'g', 0, 100000, 1000 },
+	{ "wakeup_gran_us", 'g', 0, 100000, 3000 },
 	{ "balance_ms", 'b', 1, 1000, 32 },
 	{ "balance_max", 'm', 1, 64, 8 },
 	{ "max_wait_ms", 'w', 10, 10000, 1000 },

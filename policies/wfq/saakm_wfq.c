@@ -6,10 +6,11 @@
  * class's: 1024 at nice 0, 335 at nice 5). Each CPU runs its task of lowest
  * vruntime (an rbtree), which gives way after slice_ms to one that has not
  * run more. A task is placed at max(vruntime, min_vruntime - a slice): a
- * sleeper's credit is bounded. A woken task wakeup_gran_us behind preempts;
- * one that waited max_wait_ms runs next. Balancing evens the CPUs' sums of
- * weights (up to balance_max tasks): every balance_ms, when a CPU goes idle,
- * and when a busy CPU's tick kicks an idle, maybe tickless, one.
+ * sleeper's credit is bounded. A woken task preempts if it is wakeup_gran_us
+ * behind, or at all behind when it waits alone; one that waited max_wait_ms
+ * runs next. Balancing evens the CPUs' sums of weights (up to balance_max
+ * tasks): every balance_ms, when a CPU goes idle, and when a busy CPU's
+ * tick kicks an idle, maybe tickless, one.
  *
  * Good at: CPU shares by nice value; sleepers run soon; no CPU idles while
  * tasks wait. Bad at: latency below the tick; caches and topology (any task
@@ -20,15 +21,15 @@
 #include <linux/slab.h>
 
 SAAKM_PARAM_UINT(slice_ms, 3, 1, 100, 0644, "time slice, ms");	/* 0.75 ms * (1 + log2(8)) */
-SAAKM_PARAM_UINT(wakeup_gran_us, 1000, 0, 100000, 0644, "vruntime lead to preempt at wakeup, us");
+SAAKM_PARAM_UINT(wakeup_gran_us, 3000, 0, 100000, 0644, "vruntime lead to preempt at wakeup, us");
 SAAKM_PARAM_UINT(balance_ms, 32, 1, 1000, 0444, "period of load balancing, ms"); /* CFS: few ms * 16 */
 SAAKM_PARAM_UINT(balance_max, 8, 1, 64, 0444, "tasks one balance may move");
 SAAKM_PARAM_UINT(max_wait_ms, 1000, 10, 10000, 0644, "a task waiting longer runs next, ms"); /* < 5 s */
 
 /*
  * Per CPU, under rq(cpu). Other CPUs read load, min_vruntime and the idle
- * bit unlocked, as hints, through saakm_read_cpu(): recorded, replay serves
- * them back (a policy bug is then found in user space from a guest run).
+ * bit unlocked, as hints, through saakm_read_cpu(): recorded, so that replay
+ * serves them back.
  */
 struct wfq_cpu {
 	struct saakm_rq rq;		/* waiting tasks, by vruntime */
@@ -64,13 +65,17 @@ static struct saakm_policy *wfq;
 	((s64)div64_u64((u64)READ_ONCE(param) * (unit) * 1024, (weight)))
 /* How far @p is behind @curr in vruntime (negative: ahead; wrapping is fine). */
 #define lead(p, curr)	((s64)(wt(curr)->vruntime - wt(p)->vruntime))
+/* Does @p, waiting on @c, take the CPU from @curr? Granularity is against crowds. */
+#define wins(c, p, curr)	(lead(p, curr) > (list_is_singular(&(c)->waiting) ? 0 :	\
+				 param_ns(wakeup_gran_us, NSEC_PER_USEC, wt(p)->weight)))
 
 static bool wfq_less(struct task_struct *a, struct task_struct *b)
 {
 	return lead(a, b) > 0;
 }
 
-static void update_min(struct wfq_cpu *c)
+/* min_vruntime of @c, brought up to date: at placements and ticks, not at every charge. */
+static u64 update_min(struct wfq_cpu *c)
 {
 	struct task_struct *first = saakm_rq_first(&c->rq), *low = c->curr;
 
@@ -78,12 +83,10 @@ static void update_min(struct wfq_cpu *c)
 		low = first;
 	if (low && (s64)(wt(low)->vruntime - c->min_vruntime) > 0)
 		WRITE_ONCE(c->min_vruntime, wt(low)->vruntime);
+	return c->min_vruntime;
 }
 
-/*
- * Add the CPU time @p used since its last charge, weighted. Not saakm_running_ns(), which
- * restarts with each run: the part after the last tick would be lost (favouring light tasks).
- */
+/* Add @p's CPU time since its last charge, weighted (saakm_running_ns() restarts each run). */
 static void charge(struct wfq_cpu *c, struct task_struct *p)
 {
 	struct wfq_task *t = wt(p);
@@ -94,7 +97,6 @@ static void charge(struct wfq_cpu *c, struct task_struct *p)
 	delta = mul_u64_u32_div(ran, 1024, t->weight);
 	t->vruntime += delta;
 	t->service += delta;
-	update_min(c);
 }
 
 static void account(struct task_struct *p, bool add)
@@ -122,7 +124,7 @@ static void wfq_place(struct saakm_policy *pol, struct task_struct *p, int cpu)
 {
 	struct wfq_cpu *c = wfq_cpu(cpu);
 	struct wfq_task *t = wt(p);
-	u64 floor = c->min_vruntime - param_ns(slice_ms, NSEC_PER_MSEC, t->weight);
+	u64 floor = update_min(c) - param_ns(slice_ms, NSEC_PER_MSEC, t->weight);
 
 	if (t->cpu < 0)
 		t->vruntime = c->min_vruntime;
@@ -141,19 +143,15 @@ static void wfq_unblock_place(struct saakm_policy *pol, struct task_struct *p, i
 {
 	struct task_struct *curr = wfq_cpu(cpu)->curr;
 
+	if (curr)	/* its clock may lag: preempt() checks again */
+		charge(wfq_cpu(cpu), curr);
 	wfq_place(pol, p, cpu);
-	if (!curr)
-		return;
-	charge(wfq_cpu(cpu), curr);	/* its clock may lag: preempt() checks again */
-	if (lead(p, curr) > param_ns(wakeup_gran_us, NSEC_PER_USEC, wt(p)->weight))
+	if (curr && wins(wfq_cpu(cpu), p, curr))
 		saakm_kick_cpu(pol, cpu, SAAKM_KICK_PREEMPT);
 }
 
 /* Does @cpu idle? Read unlocked, and not for a kick only: through saakm_read_cpu(). */
-static bool idles(struct saakm_policy *pol, int cpu)
-{
-	return saakm_read_cpu(pol, cpu, cpumask_test_cpu(cpu, &wfq_idle));
-}
+#define idles(pol, cpu)	saakm_read_cpu(pol, cpu, cpumask_test_cpu(cpu, &wfq_idle))
 
 /* unblock_prepare: its last CPU (its cache) unless that is busy and one idles. */
 static int wfq_select_cpu(struct saakm_policy *pol, struct task_struct *p)
@@ -251,6 +249,7 @@ static void wfq_tick(struct saakm_policy *pol, struct task_struct *p, int cpu)
 	struct task_struct *first = run(p, cpu);
 	unsigned int idle = cpumask_any_but(&wfq_idle, cpu);
 
+	update_min(wfq_cpu(cpu));	/* fresh for other CPUs' placements */
 	/* NOHZ balancing: tasks wait here, so wake an idle CPU: it will pull */
 	if (first && idle < nr_cpu_ids)
 		saakm_kick_cpu(pol, idle, 0);
@@ -264,7 +263,7 @@ static void wfq_preempt(struct saakm_policy *pol, struct task_struct *p, int cpu
 {
 	struct task_struct *first = run(p, cpu);
 
-	if (first && lead(first, p) > param_ns(wakeup_gran_us, NSEC_PER_USEC, wt(first)->weight))
+	if (first && wins(wfq_cpu(cpu), first, p))
 		leave(p, cpu, SAAKM_READY_TICK);
 }
 

@@ -35,8 +35,8 @@ done
 
 # parameters: wfq_gran0 runs with its own; wfq, after it, with the default
 case ",$(rec wfq params)," in
-*,wakeup_gran_us=1000,*) ok "wfq ran with wakeup_gran_us=1000 (the default)" ;;
-*) not_ok "wfq ran with wakeup_gran_us=1000 (the default)" "params=$(rec wfq params)" ;;
+*,wakeup_gran_us=3000,*) ok "wfq ran with wakeup_gran_us=3000 (the default)" ;;
+*) not_ok "wfq ran with wakeup_gran_us=3000 (the default)" "params=$(rec wfq params)" ;;
 esac
 case ",$(rec wfq_gran0 params)," in
 *,wakeup_gran_us=0,*) ok "wfq_gran0 ran with wakeup_gran_us=0" ;;

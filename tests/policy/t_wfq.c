@@ -128,8 +128,33 @@ static void t_wakeup_preempt(void)
 	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
 }
 
-/* A granularity larger than the credit: no kick, the hog keeps the CPU. */
+/*
+ * A granularity larger than the credit, and a crowd: the woken task waits
+ * next to another one, so no kick; the running hog keeps the CPU until the
+ * tick finds its slice used, and the sleeper (lowest vruntime) runs.
+ */
 static void t_wakeup_no_preempt(void)
+{
+	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);
+	EXPECT(uc_fork(3, 0, 0, 0) == 0);
+	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
+	EXPECT(uc_wake(2) == 0);
+	EXPECT(uc_kick_stats()->preempt_kicks == 0);
+	EXPECT(uc_curr(0) != 2);
+	EXPECT(uc_advance(4 * MS) == 0);	/* the tick: slice used, 2 is behind */
+	EXPECT(uc_curr(0) == 2);
+}
+
+/*
+ * The same granularity, but the woken task is the only one waiting: any
+ * lead takes the CPU at once (wakeup_gran_us is against crowds).
+ */
+static void t_wakeup_alone(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
 	EXPECT(uc_fork(1, 0, 0, 0) == 0);
@@ -138,10 +163,8 @@ static void t_wakeup_no_preempt(void)
 	EXPECT(uc_block(2) == 0);
 	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
 	EXPECT(uc_wake(2) == 0);
-	EXPECT(uc_kick_stats()->preempt_kicks == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_advance(4 * MS) == 0);	/* the tick: slice used, 2 is behind */
-	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_kick_stats()->preempt_kicks == 1);
+	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
 }
 
 /* Tasks on @cpu, runnable. */
@@ -395,7 +418,8 @@ int main(void)
 	RUN(t_sleeper_bound, "a 1 s sleeper gets one slice of credit, not the CPU");
 	RUN(t_new_task, "a new task starts at min_vruntime: half the CPU, not all");
 	RUN(t_wakeup_preempt, "wakeup preemption: kick, preempt(), woken task runs at once");
-	RUN(t_wakeup_no_preempt, "wakeup_gran_us above the credit: no kick, tick decides");
+	RUN(t_wakeup_no_preempt, "wakeup_gran_us above the credit, another task waits: no kick");
+	RUN(t_wakeup_alone, "the woken task waits alone: any lead preempts at once");
 	RUN(t_balance_several, "a CPU going idle pulls 4 of 8 in one balance");
 	RUN(t_balance_max, "balance_max=2: one balance moves 2");
 	RUN(t_nohz_kick, "a busy CPU's tick kicks an idle CPU, which pulls");
