@@ -7,6 +7,8 @@
  * (several tasks per balance, idle CPUs kicked by busy ones), nice changes,
  * the attribute checks and the validation of module parameters.
  */
+#include <stdbool.h>
+
 #include "policy_test.h"
 #include "mixed_load.h"
 
@@ -108,42 +110,47 @@ static void t_new_task(void)
 }
 
 /*
- * Wakeup preemption: the long sleeper is a slice (3 ms) behind the
- * running hog, more than wakeup_gran_us (1 ms): its wakeup kicks the CPU
- * and preempt() hands it the CPU at once, before any tick.
+ * Two hogs on one CPU: task 2 sleeps for 100 ms, so that it is placed a
+ * slice (3 ms) behind task 1, and wakes half-way between ticks; task 3, if
+ * @crowd, waits next to it.
+ */
+static void sleeper_wakes(bool crowd)
+{
+	EXPECT(uc_fork(1, 0, 0, 0) == 0);
+	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT(uc_advance(4 * MS) == 0);
+	EXPECT(uc_curr(0) == 2);
+	EXPECT(uc_block(2) == 0);
+	if (crowd)
+		EXPECT(uc_fork(3, 0, 0, 0) == 0);
+	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
+	EXPECT(uc_wake(2) == 0);
+}
+
+/*
+ * Wakeup preemption: the sleeper is more than wakeup_gran_us (1 ms)
+ * behind the running hog, with task 3 waiting too: its wakeup kicks the
+ * CPU and preempt() hands it the CPU at once, before any tick.
  */
 static void t_wakeup_preempt(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=1000");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_advance(100 * MS + MS / 2) == 0);	/* half-way between ticks */
-	EXPECT(uc_wake(2) == 0);
+	sleeper_wakes(true);
 	EXPECT(uc_kick_stats()->preempt_kicks == 1);
 	EXPECT(uc_kick_stats()->preempted == 1);
 	EXPECT(uc_calls(SAAKM_EV_PREEMPT) == 1);
-	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY && uc_state(3) == SAAKM_READY);
 }
 
 /*
- * A granularity larger than the credit, and a crowd: the woken task waits
- * next to another one, so no kick; the running hog keeps the CPU until the
- * tick finds its slice used, and the sleeper (lowest vruntime) runs.
+ * A granularity larger than the credit, and a crowd: no kick; the running
+ * hog keeps the CPU until the tick finds its slice used, and the sleeper
+ * (lowest vruntime) runs.
  */
 static void t_wakeup_no_preempt(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_fork(3, 0, 0, 0) == 0);
-	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
-	EXPECT(uc_wake(2) == 0);
+	sleeper_wakes(true);
 	EXPECT(uc_kick_stats()->preempt_kicks == 0);
 	EXPECT(uc_curr(0) != 2);
 	EXPECT(uc_advance(4 * MS) == 0);	/* the tick: slice used, 2 is behind */
@@ -157,12 +164,7 @@ static void t_wakeup_no_preempt(void)
 static void t_wakeup_alone(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
-	EXPECT(uc_wake(2) == 0);
+	sleeper_wakes(false);
 	EXPECT(uc_kick_stats()->preempt_kicks == 1);
 	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
 }
