@@ -26,11 +26,12 @@
  *   enter_idle/exit_idle mask). New tasks likewise.
  * - Balancing: the same rule (pull from the busiest CPU with waiting tasks
  *   the task whose move evens the loads best, weight < difference, any for
- *   an idle CPU, an equal swap only towards a task with more service, a
- *   moved task not again before it ran; up to balance_max per balance), in
- *   ops.dispatch() when the CPU's own DSQ is empty (wfq's newly_idle). A
- *   CPU with tasks waiting kicks an idle CPU at its tick (SCX_KICK_IDLE),
- *   which then pulls in ops.dispatch() (the NOHZ kick).
+ *   an idle CPU, an equal swap only if the task it leaves alone had no more
+ *   service than the one it joins, a moved task not again before it ran; up
+ *   to balance_max per balance), in ops.dispatch() when the CPU's own DSQ
+ *   is empty (wfq's newly_idle). A CPU with tasks waiting kicks an idle CPU
+ *   at its tick (SCX_KICK_IDLE), which then pulls in ops.dispatch() (the
+ *   NOHZ kick).
  * - Starvation guard: a task that waited max_wait_ms of the CPU's busy
  *   time runs next.
  *
@@ -269,9 +270,9 @@ static s32 busiest(s32 cpu, u64 own)
 	return best;
 }
 
-/* wfq's may_move(): @dst idle, or weight < difference, or a fair equal swap. */
+/* wfq's rule: @dst idle, or weight < difference, or a fair equal swap (from @s). */
 static bool may_move(struct task_struct *q, struct task_ctx *t, s64 diff, s32 dst,
-		     struct cpu_ctx *d)
+		     struct cpu_ctx *d, struct cpu_ctx *s)
 {
 	s64 w = weight_of(q);
 
@@ -279,7 +280,7 @@ static bool may_move(struct task_struct *q, struct task_ctx *t, s64 diff, s32 ds
 		return false;
 	if (!d->load || w < diff)
 		return true;
-	return w == diff && d->has_curr && t->service < d->curr_service;
+	return w == diff && d->has_curr && s->has_curr && s->curr_service <= d->curr_service;
 }
 
 /* One move from @src's DSQ to @dst's: the task that evens the loads best. */
@@ -292,7 +293,7 @@ static bool pull_one(s32 dst, s32 src, struct cpu_ctx *d, struct cpu_ctx *s)
 
 	bpf_for_each(scx_dsq, q, src, 0) {
 		t = tctx(q);
-		if (!t || !may_move(q, t, diff, dst, d))
+		if (!t || !may_move(q, t, diff, dst, d, s))
 			continue;
 		w = weight_of(q);
 		gap = diff > 2 * w ? diff - 2 * w : 2 * w - diff;

@@ -292,20 +292,21 @@ static int wfq_busiest(struct saakm_policy *pol, int cpu)
 
 /*
  * The waiting task whose move evens the loads best, lighter than their
- * difference (any for an idle @dst). An equal one swaps the sides if it had
- * less service than @dst's task: so 3 equal tasks on 2 CPUs take turns. A
- * task moves again only after it ran where it went (no bouncing).
+ * difference (any for an idle @dst). An equal one swaps the sides if the task
+ * it leaves alone had no more service than @dst's: so 3 equal tasks on 2
+ * CPUs take turns, whenever each started. A task moves again only after it
+ * ran where it went (no bouncing).
  */
 static struct task_struct *wfq_balance_pick(struct saakm_policy *pol, int src, int dst)
 {
 	long diff = (long)wfq_cpu(src)->load - (long)wfq_cpu(dst)->load, w, gap, best_gap = 0;
-	struct task_struct *p, *best = NULL, *curr = wfq_cpu(dst)->curr;
+	struct task_struct *p, *best = NULL, *curr = wfq_cpu(dst)->curr, *left = wfq_cpu(src)->curr;
 
 	saakm_rq_for_each(p, &wfq_cpu(src)->rq) {
 		w = wt(p)->weight;
 		if (wt(p)->moved || !saakm_can_migrate(p, dst) ||
 		    (wfq_cpu(dst)->load && w > diff) || (wfq_cpu(dst)->load && w == diff &&
-		     !(curr && wt(p)->service < wt(curr)->service)))
+		     !(curr && left && wt(left)->service <= wt(curr)->service)))
 			continue;
 		gap = diff > 2 * w ? diff - 2 * w : 2 * w - diff;
 		if (!best || gap < best_gap) {

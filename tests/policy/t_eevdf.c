@@ -20,6 +20,7 @@
 #include <time.h>
 #include "policy_test.h"
 #include "mixed_load.h"
+#include "three_on_two.h"
 
 #define MS 1000000ULL
 #define US 1000ULL
@@ -418,47 +419,6 @@ static void t_three_on_two(void)
 }
 
 /*
- * The same, with the first hog ahead by a few ms: both CPUs balance in the
- * same tick, and a swap the second undoes would leave one hog alone at 100%.
- */
-static void staggered(unsigned long long ahead_us)
-{
-	unsigned long long t0;
-	int pid;
-
-	START(.nr_cpus = 2);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_advance(ahead_us * 1000) == 0);
-	t0 = uc_runtime(1);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0 && uc_fork(3, 0, 0, 0) == 0);
-	EXPECT(uc_advance(10000 * MS) == 0);
-	printf("#   %llu us ahead: %.1f%% %.1f%% %.1f%%\n", ahead_us,
-	       (uc_runtime(1) - t0) / (100.0 * MS), uc_runtime(2) / (100.0 * MS),
-	       uc_runtime(3) / (100.0 * MS));
-	EXPECT(uc_runtime(1) - t0 < 10000 * MS * 767 / 1000);
-	for (pid = 2; pid <= 3; pid++)
-		EXPECT(uc_runtime(pid) > 10000 * MS * 567 / 1000);
-}
-
-/* Each world in its own process: the module's state starts fresh. */
-static void t_three_on_two_staggered(void)
-{
-	static const unsigned long long ahead_us[] = { 1300, 4100, 7300, 12900 };
-	int i, status;
-
-	for (i = 0; i < 4; i++) {
-		fflush(stdout);
-		if (fork() == 0) {
-			staggered(ahead_us[i]);
-			fflush(stdout);
-			_exit(pt_failed != 0);
-		}
-		wait(&status);
-		EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
-}
-
-/*
  * Issue 10's mixed load: 200 tasks spinning 1-10 ms and sleeping 0-20 ms
  * on 2 CPUs for 30 s, with the kernel's 5 s watchdog and the default
  * guard. With nice -10..10 (as the guest test t_saakm_fair_mixed), each
@@ -761,7 +721,7 @@ int main(void)
 	RUN(t_newly_idle, "newly idle: pull from the heaviest CPU to an even split");
 	RUN(t_move_keeps_deadline, "a moved task keeps the rest of its request");
 	RUN(t_three_on_two, "3 hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
-	RUN(t_three_on_two_staggered, "the same with one hog a few ms ahead: no swap undone");
+	RUN(t_three_on_two_staggered, "the same with one hog a few ms ahead: 66.7% +- 3 each");
 	RUN(t_mixed_load, "200 mixed tasks, nice -10..10, 30 s: each >= half its fair share");
 	RUN(t_mixed_load_wide, "200 mixed tasks, nice -20..19, 30 s: no stall (5 s watchdog)");
 	RUN(t_mixed_load_busy_guard, "the same with a busy guard (starve_ms=1000): each >= half its share");

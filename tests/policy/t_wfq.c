@@ -11,6 +11,7 @@
 
 #include "policy_test.h"
 #include "mixed_load.h"
+#include "three_on_two.h"
 
 #define MS 1000000ULL
 
@@ -427,6 +428,7 @@ int main(void)
 	RUN(t_nohz_kick, "a busy CPU's tick kicks an idle CPU, which pulls");
 	RUN(t_balance_weighted, "balance by weight: nice -5 alone against 3 nice 0");
 	RUN(t_three_on_two, "3 equal hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
+	RUN(t_three_on_two_staggered, "the same with one hog a few ms ahead: 66.7% +- 3 each");
 	RUN(t_newly_idle, "newly idle CPU pulls from the busiest");
 	RUN(t_pinned_stays, "pinned tasks are never pulled");
 	RUN(t_max_wait, "max_wait_ms=100: a nice 19 task next to nice -20 runs every ~100 ms");
