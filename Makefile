@@ -36,13 +36,14 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
-.PHONY: help setup kernel modules tools test-progs test demo vm patch clean distclean policy-test policy-soak
+.PHONY: help setup kernel modules tools test-progs replay-progs test test-full demo vm patch clean distclean policy-test policy-soak
 .PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla
 
 help:
 	@echo "SaaKM targets:"
 	@echo "  make demo        build, boot a guest, load a module, run hackbench, print results"
-	@echo "  make test        the whole suite on the normal, then the debug kernel (T='name ...' selects tests, DEBUG=0 skips the debug pass)"
+	@echo "  make test        the whole suite on the normal, then the debug kernel, CI tier (T='name ...' selects tests, DEBUG=0 skips the debug pass)"
+	@echo "  make test-full   the same with the long rounds and soaks (no time budget)"
 	@echo "  make vm          interactive shell in a guest running the built kernel"
 	@echo "  make setup       install apt packages and virtme-ng (build/venv); idempotent"
 	@echo "  make kernel      extract, patch, configure and build build/linux"
@@ -87,7 +88,13 @@ $(UAPI)/linux/%.h: $(KDIR)/include/uapi/linux/%.h
 $(addprefix $(KDIR)/include/uapi/linux/,$(UAPI_HEADERS)):
 	@echo "$@ missing: run 'make kernel' (or scripts/build-kernel.sh --prepare-only) first" >&2; exit 1
 
-test-progs: $(TESTBIN) bench-progs
+test-progs: $(TESTBIN) bench-progs replay-progs
+
+# The replay programs the guest's record tests use, built on the host
+# (tests/guest/replay-prebuild.sh): a replay in the guest starts at once.
+replay-progs: tools
+	@echo "test-progs: replay programs in $(BUILD)/replay-cache"
+	@bash tests/guest/replay-prebuild.sh $(CURDIR)/$(BUILD)/replay-cache
 
 # Each test links libsaakm's source: /proc/saakm is parsed there only.
 $(BUILD)/tests/%: tests/guest/%.c $(TESTDEPS)
@@ -101,10 +108,11 @@ $(BUILD)/tests/%: tests/harness/guest/%.c $(TESTDEPS)
 	@$(CC) $(TESTCFLAGS) -o $@ $< tools/lib/saakm.c
 
 # A module or C test that does not build fails its tests, not the whole run.
-test: kernel tools
+# test-full runs the same suite with the long rounds and soaks (tests/all.sh).
+test test-full: kernel tools
 	@$(MAKE) -s modules KEEP_GOING=1 SKIP_KERNEL=1
 	@$(MAKE) -s -k test-progs || echo "test-progs: some C tests did not compile; they will be reported as failed"
-	@bash tests/all.sh $(foreach t,$(T),-t $(t))
+	@bash tests/all.sh $(if $(filter test-full,$@),--full) $(foreach t,$(T),-t $(t))
 
 demo: modules tools
 	@bash scripts/demo.sh
@@ -179,7 +187,7 @@ clean:
 		(cd $$d && rm -f *.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order); \
 	done
 	rm -rf $(BUILD)/policy-tests $(BUILD)/usim $(BUILD)/usim-san
-	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch $(UAPI)
+	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch $(UAPI) $(BUILD)/replay-cache
 
 distclean: clean
 	rm -rf $(BUILD)

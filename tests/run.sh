@@ -2,13 +2,14 @@
 # SaaKM test runner (host side).
 #
 #   tests/run.sh [-t SUBSTRING]... [--no-build] [--no-host] [--timeout SECS] [--cpus N]
-#                [--topology S,C,T]
+#                [--topology S,C,T] [--budget SECS] [--repeat N]
 #
 # 1. builds the kernel, modules and C tests (make), unless --no-build
 # 2. runs the host tests tests/host/t_*.sh and tests/harness/host/t_*.sh
 # 3. boots ONE guest that runs tests/guest/run-suite.sh, which writes TAP
 #    results into build/results/<run>/ (shared read-write with the guest)
-# 4. prints one line per test and "N passed, N failed, N skipped"
+# 4. prints one line per test, the ten slowest tests, and
+#    "N passed, N failed, N skipped"
 #
 # -t selects tests whose name contains SUBSTRING (repeatable); opt-in tests
 # (tagged "# saakm-test: opt-in") run only when selected this way
@@ -18,12 +19,16 @@
 # A guest that dies or times out fails every test that has no result; a
 # kernel problem in the console log (WARNING, BUG, lockdep, ...) is a failed
 # "guest_console" test. --topology gives the guest S sockets of C cores of
-# T threads (vCPUs: S*C*T unless --cpus says otherwise). Exit status: 0
-# only if nothing failed.
+# T threads (vCPUs: S*C*T unless --cpus says otherwise). --budget is the
+# most seconds the whole pass (boot included) may take: past it, a failed
+# "budget" test says by how much, so that the suite's growth shows when it
+# happens rather than as a CI timeout. --repeat N runs each guest test N
+# times in the one guest (NAME, NAME@2, ...): a new test runs at least 5
+# times before it lands. Exit status: 0 only if nothing failed.
 #
 # With KERNEL_VARIANT=debug the guest boots the debug kernel
-# (build/linux-debug), test names are prefixed "debug/", and the SAAKM_*
-# scale variables below are passed into the guest.
+# (build/linux-debug) and test names are prefixed "debug/". Numeric SAAKM_*
+# variables (scale knobs, SAAKM_FULL, SAAKM_DEBUG_PASS) pass into the guest.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$(dirname "$0")/guest/select.sh"
@@ -34,10 +39,14 @@ host=1
 timeout_s=${TIMEOUT:-900}
 [ "${KERNEL_VARIANT:-}" = debug ] && timeout_s=${TIMEOUT:-2400}
 label=${KERNEL_VARIANT:+$KERNEL_VARIANT/}
-# Scale knobs read by guest tests (see tests/guest/*), forwarded as is.
-guest_env=$(env | grep -E '^SAAKM_(CYCLES|STRESS_SECS|FUZZ_ITERS|TIMEOUT_SCALE|DEBUG_PASS|EJECT_ROUNDS|MANY_TASKS)=[0-9]+$' | tr '\n' ' ')
+# Scale knobs read by guest tests (SAAKM_FULL, SAAKM_DEBUG_PASS, the sizes
+# that tier_size() reads; see tests/guest/*): every numeric SAAKM_*
+# variable is forwarded as is.
+guest_env=$(env | grep -E '^SAAKM_[A-Z_]+=[0-9]+$' | tr '\n' ' ')
 cpus=
 topology=
+budget=
+repeat=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	-t) sel+=("$2"); shift ;;
@@ -46,8 +55,10 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--topology) topology=$2; shift ;;
-	-h | --help) sed -n '2,23s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N] [--topology S,C,T]" >&2; exit 2 ;;
+	--budget) budget=$2; shift ;;
+	--repeat) repeat=$2; shift ;;
+	-h | --help) sed -n '2,32s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N] [--topology S,C,T] [--budget SECS] [--repeat N]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -96,8 +107,7 @@ show_log() { # file: the end of a failed test's output, indented
 for f in "$SAAKM_ROOT"/tests/host/t_*.sh "$SAAKM_ROOT"/tests/harness/host/t_*.sh; do
 	[ -f "$f" ] && [ -n "$host" ] || continue
 	name=$(saakm_test_name "$f")
-	opt_in=0
-	saakm_tag "$f" opt-in >/dev/null && opt_in=1
+	opt_in=$(saakm_opt_in "$f")
 	# host tests tagged debug-only run in the debug pass, and only there
 	debug_only=
 	saakm_tag "$f" debug-only >/dev/null && debug_only=debug
@@ -107,6 +117,7 @@ for f in "$SAAKM_ROOT"/tests/host/t_*.sh "$SAAKM_ROOT"/tests/harness/host/t_*.sh
 	t0=$SECONDS
 	SAAKM_RESULTS=$res bash "$f" >"$log" 2>&1 </dev/null
 	rc=$?
+	echo "$name $((SECONDS - t0)) host" >>"$res/times"
 	case $rc in
 	0) verdict ok "$name" "host, $(fmt_secs $((SECONDS - t0)))" ;;
 	4) verdict skip "$name" "$(sed -n 's/.*# SKIP *//p' "$log" | head -1)" ;;
@@ -121,11 +132,11 @@ for f in "$SAAKM_ROOT"/tests/guest/t_*.c "$SAAKM_ROOT"/tests/harness/guest/t_*.c
 	name=$(basename "$f" .c)
 	[ -x "$BUILD_DIR/tests/$name" ] && [ "$BUILD_DIR/tests/$name" -nt "$f" ] && continue
 	name=${name#t_}
-	opt_in=0
-	saakm_tag "$f" opt-in >/dev/null && opt_in=1
+	opt_in=$(saakm_opt_in "$f")
 	is_selected "$name" "$opt_in" && verdict fail "$name" "did not compile (make test-progs)"
 done
 guest_tests=()
+plan=()
 for f in "$SAAKM_ROOT"/tests/guest/t_*.sh "$SAAKM_ROOT"/tests/harness/guest/t_*.sh "$BUILD_DIR"/tests/t_*; do
 	[ -f "$f" ] || continue
 	case $f in *.c | *.o | *.d) continue ;; esac
@@ -135,21 +146,28 @@ for f in "$SAAKM_ROOT"/tests/guest/t_*.sh "$SAAKM_ROOT"/tests/harness/guest/t_*.
 		[ -f "$src" ] || src=$SAAKM_ROOT/tests/harness/guest/$(basename "$f").c
 		[ -f "$src" ] && [ "$f" -nt "$src" ] || continue ;;
 	esac
-	name=$(saakm_test_name "$f")
-	opt_in=0
-	saakm_tag "$f" opt-in >/dev/null && opt_in=1
-	is_selected "$name" "$opt_in" && guest_tests+=("$name")
+	line=$(saakm_plan_line "$f" is_selected)
+	[ -n "$line" ] || continue
+	guest_tests+=("${line%%	*}")
+	plan+=("$line")
 done
 
 if [ ${#guest_tests[@]} -gt 0 ]; then
 	printf '%s\n' "${guest_tests[@]}" >"$res/tests"
+	printf '%s\n' "${plan[@]}" >"$res/plan"
+	# --repeat N: the guest runs each test N times, as NAME, NAME@2, ...
+	if [ "$repeat" -gt 1 ]; then
+		for name in "${guest_tests[@]}"; do
+			for ((r = 2; r <= repeat; r++)); do guest_tests+=("$name@$r"); done
+		done
+	fi
 	console=$LOG_DIR/test-$run_id.console.log
 	echo "test: booting a guest for ${#guest_tests[@]} test(s) (${KERNEL_VARIANT:-normal} kernel, $cpus vCPUs${topology:+ as $topology}, TCG, timeout ${timeout_s}s)"
 	t0=$SECONDS
 	boot_start=$(date +%s.%N)
 	bash "$SAAKM_ROOT/scripts/vm.sh" --cpus "$cpus" "${topo_args[@]}" --timeout "$timeout_s" --rwdir "$res" \
 		--log "$console" --filter '^(ok|not ok) [0-9]+ ' \
-		--exec "${guest_env}tests/guest/run-suite.sh '$res'" | sed -u 's/^/  guest: /'
+		--exec "${guest_env}SAAKM_REPEAT=$repeat tests/guest/run-suite.sh '$res'" | sed -u 's/^/  guest: /'
 	vm_rc=${PIPESTATUS[0]}
 	boot=
 	[ -f "$res/suite-started" ] &&
@@ -184,6 +202,21 @@ if [ ${#guest_tests[@]} -gt 0 ]; then
 		verdict fail guest_console "kernel $outside in the console log outside any test (lines above)"
 	elif [ ! -f "$res/done" ] && [ "$vm_rc" != 0 ]; then
 		verdict fail guest_console "guest did not finish the suite (vm.sh status $vm_rc), console: ${console#"$SAAKM_ROOT"/}"
+	fi
+fi
+
+# the ten slowest tests, so that the suite's cost stays in view
+if [ -s "$res/times" ]; then
+	echo "test: the slowest tests (seconds, of their limit):"
+	sort -k2,2 -g -r "$res/times" | head -n 10 |
+		awk -v l="$label" '{ printf "  %7.1f  %s%s%s\n", $2, l, $1, ($3 == "host" ? "  (host)" : "  (limit " $3 ")") }'
+fi
+pass_secs=$((SECONDS - t_start))
+if [ -n "$budget" ]; then
+	if [ "$pass_secs" -gt "$budget" ]; then
+		verdict fail budget "the pass took $(fmt_secs "$pass_secs"), over its budget of $(fmt_secs "$budget"): shrink or move to make test-full the slowest tests above"
+	else
+		echo "test: the pass took $(fmt_secs "$pass_secs") of its budget of $(fmt_secs "$budget")"
 	fi
 fi
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * saakm replay FILE POLICY.c [--last N] [-v]: build POLICY.c for user space
- * and run the replay engine on FILE.
+ * and run the replay engine on FILE. saakm replay --build POLICY.c only
+ * builds the program into the cache and prints its path.
  *
  * The program is POLICY.c (compiled by tools/usim/policy-cc against the
  * shim headers of tools/usim/include, with POLICY.c's directory on the
@@ -94,6 +95,9 @@ static int is_source(const struct dirent *d)
 {
 	size_t n = strlen(d->d_name);
 
+	/* kbuild writes NAME.mod.c next to a module's sources: not a source */
+	if (n > 6 && !strcmp(d->d_name + n - 6, ".mod.c"))
+		return 0;
 	return n > 2 && d->d_name[0] != '.' &&
 	       (!strcmp(d->d_name + n - 2, ".c") || !strcmp(d->d_name + n - 2, ".h"));
 }
@@ -304,7 +308,8 @@ static int replay_usage(const char *msg)
 {
 	if (msg)
 		fprintf(stderr, "saakm: %s\n", msg);
-	fprintf(stderr, "usage: saakm replay FILE POLICY.c [--last N] [-v]\n");
+	fprintf(stderr, "usage: saakm replay FILE POLICY.c [--last N] [-v]\n"
+		"       saakm replay --build POLICY.c\n");
 	return 2;
 }
 
@@ -313,11 +318,13 @@ int cmd_replay(int argc, char **argv)
 	const char *file = NULL, *policy = NULL, *last = "10";
 	char *args[6];
 	struct build b;
-	int n = 0, verbose = 0, ret;
+	int n = 0, verbose = 0, build_only = 0, ret;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
 			verbose = 1;
+		else if (!strcmp(argv[i], "--build"))
+			build_only = 1;
 		else if (!strcmp(argv[i], "--last") && i + 1 < argc)
 			last = argv[++i];
 		else if (argv[i][0] == '-')
@@ -328,6 +335,15 @@ int cmd_replay(int argc, char **argv)
 			policy = argv[i];
 		else
 			return replay_usage("too many arguments");
+	}
+	if (build_only) {
+		if (!file || policy)
+			return replay_usage("--build needs a policy source and nothing else");
+		memset(&b, 0, sizeof(b));
+		ret = build_program(&b, file);
+		if (!ret)
+			printf("%s\n", b.bin);
+		return ret;
 	}
 	if (!file || !policy)
 		return replay_usage("replay needs a recording and a policy source");

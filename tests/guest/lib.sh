@@ -16,6 +16,7 @@
 #   # saakm-test: timeout=N    seconds before the test is killed (default 120,
 #                              times SAAKM_TIMEOUT_SCALE)
 #   # saakm-test: normal-only  skipped on the debug kernel (benchmarks)
+#   # saakm-test: full-only    run by make test-full only (soaks)
 # A cleanup runs however the script ends (see "cleanup" below): it unloads
 # the modules loaded while the test ran, kills its remaining children, and
 # restores what sysfs_set changed.
@@ -38,6 +39,18 @@ wait_for() {
 
 # Path of the repository, as seen in the guest (the host fs is shared).
 SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+# debug_pass: true in the debug pass of make test (SAAKM_DEBUG_PASS=1).
+debug_pass() { [ "${SAAKM_DEBUG_PASS:-0}" = 1 ]; }
+
+# tier_size VAR CI FULL: the size of a test's long part: $VAR when it is a
+# positive number, else CI in make test (the smallest size that still
+# walks every path once) and FULL in make test-full (SAAKM_FULL=1).
+tier_size() {
+	eval "_v=\${$1:-}"
+	case $_v in '' | *[!0-9]* | 0) ;; *) echo "$_v"; return ;; esac
+	if [ "${SAAKM_FULL:-0}" = 1 ]; then echo "$3"; else echo "$2"; fi
+}
 
 # SaaKM log checks look only at kernel messages stamped after this test
 # started (an earlier test may eject policies on purpose). printk stamps
@@ -87,6 +100,15 @@ policy_tasks() { "$SAAKM_CLI" get policies "$1" tasks 2>/dev/null; }
 events_total() {
 	"$SAAKM_CLI" get events "$1" 2>/dev/null |
 		awk -F= '$1 != "name" && $1 != "bad_transitions" { s += $2 } END { print s + 0 }'
+}
+
+# replay_cache_init: fill $XDG_CACHE_HOME with the replay programs that
+# make test-progs built on the host (tests/guest/replay-prebuild.sh), so
+# that a replay starts at once instead of compiling under TCG; a program
+# that is not there (or not current) is compiled as usual.
+replay_cache_init() {
+	[ -d "$SAAKM_ROOT/build/replay-cache/saakm" ] || return 0
+	mkdir -p "$XDG_CACHE_HOME" && cp -r "$SAAKM_ROOT/build/replay-cache/saakm" "$XDG_CACHE_HOME/"
 }
 
 # replay_matches REC SRC NRECORDS DESC KEEP: "saakm replay REC SRC" must

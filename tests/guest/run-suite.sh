@@ -3,14 +3,19 @@
 #
 #   run-suite.sh RESULTS_DIR
 #
-# Runs every tests/guest/t_*.sh, tests/harness/guest/t_*.sh (the harness's
-# own tests) and every compiled build/tests/t_* binary whose name is listed
-# in RESULTS_DIR/tests (one name a line, written by the host runner);
-# without that file, the names selected by RESULTS_DIR/selection (one
-# substring per line; no file or an empty one selects everything that is
-# not opt-in; select.sh). Each test's output goes to RESULTS_DIR/<name>.log;
+# Runs the tests of RESULTS_DIR/plan, which the host runner writes: one
+# line per test, "NAME<tab>FILE<tab>LIMIT<tab>NORMAL_ONLY" (the tags read
+# on the host: a grep of each test over 9p is slow in a debug guest).
+# Without a plan, it makes one from every tests/guest/t_*.sh,
+# tests/harness/guest/t_*.sh (the harness's own tests) and compiled
+# build/tests/t_* binary whose name is listed in RESULTS_DIR/tests, or
+# else selected by RESULTS_DIR/selection (one substring per line; no file
+# or an empty one selects everything that is not opt-in; select.sh).
+# Each test's output goes to RESULTS_DIR/<name>.log;
 # the suite's verdicts go to RESULTS_DIR/results.tap as TAP (tap.sh), one
 # line per test, and to stdout.
+# With SAAKM_REPEAT=N each test runs N times, as NAME, NAME@2, ..., NAME@N.
+# RESULTS_DIR/times gets "name seconds limit" for every test that ran.
 # RESULTS_DIR/done is written last: without it the host knows the guest died.
 set -u
 
@@ -43,52 +48,69 @@ selected() { # name opt_in
 	saakm_selected "$@"
 }
 
-tests=""
-for f in "$here"/t_*.sh "$root"/tests/harness/guest/t_*.sh "$root"/build/tests/t_*; do
-	[ -f "$f" ] || continue
-	case $f in *.c | *.o | *.d) continue ;; esac
-	tests="$tests $f"
-done
+plan=$res/plan
+if [ ! -f "$plan" ]; then
+	plan=$res/plan.guest
+	: >"$plan"
+	for f in "$here"/t_*.sh "$root"/tests/harness/guest/t_*.sh "$root"/build/tests/t_*; do
+		[ -f "$f" ] || continue
+		case $f in *.c | *.o | *.d) continue ;; esac
+		saakm_plan_line "$f" selected >>"$plan"
+	done
+fi
 
 echo "TAP version 13" >>"$tap"
 echo "# guest: $(uname -r), $(nproc) CPUs, $(date -u +%FT%TZ)" | tee -a "$tap"
-for f in $tests; do
-	name=$(saakm_test_name "$f")
-	opt_in=0
-	saakm_tag "$f" opt-in >/dev/null && opt_in=1
-	selected "$name" "$opt_in" || continue
-	limit=$(saakm_tag "$f" timeout) || limit=120
-	limit=$((limit * ${SAAKM_TIMEOUT_SCALE:-1}))
-	if [ "${SAAKM_DEBUG_PASS:-0}" = 1 ] && saakm_tag "$f" normal-only >/dev/null; then
-		skip "$name" "normal kernel only"
-		continue
-	fi
-	log=$res/$name.log
-	echo "# running $name" >>"$tap"
+# run_test FILE NAME LIMIT: run one test, log it, and write its TAP line
+# (its variables start with _: sh has no locals, and the caller loops)
+run_test() {
+	_file=$1 _name=$2 _limit=$3
+	log=$res/$_name.log
+	echo "# running $_name" >>"$tap"
 	# markers in the kernel log let the host tie a WARN/BUG to this test
-	echo "saakm-suite: start $name" >/dev/kmsg 2>/dev/null
+	echo "saakm-suite: start $_name" >/dev/kmsg 2>/dev/null
 	start=$(date +%s.%N)
-	case $f in
-	*.sh) timeout -k 5 "$limit" sh "$f" >"$log" 2>&1 ;;
-	*) timeout -k 5 "$limit" "$f" >"$log" 2>&1 ;;
+	case $_file in
+	*.sh) timeout -k 5 "$_limit" sh "$_file" >"$log" 2>&1 ;;
+	*) timeout -k 5 "$_limit" "$_file" >"$log" 2>&1 ;;
 	esac
 	rc=$?
-	echo "saakm-suite: end $name" >/dev/kmsg 2>/dev/null
+	echo "saakm-suite: end $_name" >/dev/kmsg 2>/dev/null
 	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	echo "$_name $secs $_limit" >>"$res/times"
 	failed_line=$(grep -m1 '^not ok' "$log")
 	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-		not_ok "$name" "timed out after ${limit}s"
+		not_ok "$_name" "timed out after ${_limit}s"
 	elif [ "$rc" = 4 ]; then
 		reason=$(sed -n 's/.*# SKIP *//p' "$log" | head -1)
-		skip "$name" "${reason:-skipped}"
+		skip "$_name" "${reason:-skipped}"
 	elif [ "$rc" != 0 ] || [ -n "$failed_line" ]; then
 		reason=${failed_line#*# }
 		[ "$reason" = "$failed_line" ] && reason=${failed_line#not ok }
-		not_ok "$name" "${reason:-exit status $rc}"
+		not_ok "$_name" "${reason:-exit status $rc}"
 	else
-		ok "$name" "time=${secs}s"
+		ok "$_name" "time=${secs}s"
 	fi
-done
+}
+
+tab=$(printf '\t')
+while IFS=$tab read -r name f limit normal_only <&3; do
+	limit=$((limit * ${SAAKM_TIMEOUT_SCALE:-1}))
+	only_normal=
+	[ "${SAAKM_DEBUG_PASS:-0}" = 1 ] && [ "$normal_only" = 1 ] && only_normal=1
+	# SAAKM_REPEAT=N runs it N times: NAME, then NAME@2 ... NAME@N
+	rep=1
+	while [ "$rep" -le "${SAAKM_REPEAT:-1}" ]; do
+		rname=$name
+		[ "$rep" = 1 ] || rname=$name@$rep
+		if [ -n "$only_normal" ]; then
+			skip "$rname" "normal kernel only"
+		else
+			run_test "$f" "$rname" "$limit" 3<&-
+		fi
+		rep=$((rep + 1))
+	done
+done 3<"$plan"
 tap_plan >/dev/null
 sync
 echo "$TAP_N" >"$res/done"

@@ -405,6 +405,35 @@ static inline int timeout_scale(void)
 	return s && atoi(s) > 0 ? atoi(s) : 1;
 }
 
+/* An environment variable that is set to 1. */
+static inline int env_is_1(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && atoi(v) == 1;
+}
+
+/* The debug pass of make test (tests/all.sh sets SAAKM_DEBUG_PASS=1). */
+static inline int debug_pass(void)
+{
+	return env_is_1("SAAKM_DEBUG_PASS");
+}
+
+/*
+ * The size of a test's long part: the environment variable @env when it
+ * is set to a positive number, else @ci in make test (the CI tier: the
+ * smallest size that still walks every path once) and @full in make
+ * test-full (SAAKM_FULL=1: the long rounds and soaks).
+ */
+static inline long tier_size(const char *env, long ci, long full)
+{
+	const char *v = getenv(env);
+
+	if (v && atol(v) > 0)
+		return atol(v);
+	return env_is_1("SAAKM_FULL") ? full : ci;
+}
+
 /* rmmod @module, bounded (60 s times SAAKM_TIMEOUT_SCALE): 0, or -1 and why. */
 static inline int unload_module(const char *module)
 {

@@ -2,18 +2,22 @@
 # Benchmark smoke run (bench/guest.sh, one tiny repetition): each workload runs
 # under EEVDF, the sched_ext twin (ext_fifo) and SaaKM FIFO, and every run's
 # tasks are checked to be in the intended class, so `make bench` can never
-# silently measure the wrong scheduler.
+# silently measure the wrong scheduler. make test runs hackbench (processes)
+# and wakelat, make test-full every workload of the smoke set.
 # saakm-test: timeout=300
 # saakm-test: normal-only
 . "$(dirname "$0")/lib.sh"
 
 B=$SAAKM_ROOT/build/bench
 bench_setup bench-smoke
-wl="hackbench_proc hackbench_thr wakelat"
-if command -v perf >/dev/null 2>&1 && perf bench sched pipe -l 10 >/dev/null 2>&1; then
-	wl="$wl pipe"
-else
-	skip "perf bench sched pipe" "perf missing or not working in the guest (make bench-setup)"
+wl="hackbench_proc wakelat"
+if [ "${SAAKM_FULL:-0}" = 1 ]; then
+	wl="$wl hackbench_thr"
+	if command -v perf >/dev/null 2>&1 && perf bench sched pipe -l 10 >/dev/null 2>&1; then
+		wl="$wl pipe"
+	else
+		skip "perf bench sched pipe" "perf missing or not working in the guest (make bench-setup)"
+	fi
 fi
 configs="eevdf ext saakm"
 if BENCH_SIZE=smoke BENCH_REPS=1 BENCH_CONFIGS="$configs" BENCH_WORKLOADS="$wl" \

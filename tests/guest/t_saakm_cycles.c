@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Load/unload churn: two threads each load the FIFO policy, move worker
- * tasks onto it and unload it again, SAAKM_CYCLES times (default 200),
+ * tasks onto it and unload it again, SAAKM_CYCLES times (make test: 200,
+ * 20 on the debug kernel; make test-full: 1,000 and 100),
  * racing each other while hackbench runs under fifo whenever it is loaded.
  * The workers must all survive, end in SCHED_NORMAL, and the log stay clean.
  */
@@ -69,8 +70,7 @@ int main(void)
 	pid_t hb;
 	int ok;
 
-	if (getenv("SAAKM_CYCLES"))
-		cycles = atoi(getenv("SAAKM_CYCLES"));
+	cycles = tier_size("SAAKM_CYCLES", debug_pass() ? 20 : 200, debug_pass() ? 100 : 1000);
 	snprintf(path, sizeof(path), "%s/policies/fifo/saakm_fifo.ko",
 		 getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".");
 	ko_path = path;

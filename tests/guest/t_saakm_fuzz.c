@@ -6,7 +6,8 @@
  * a third switches one task back and forth between two policies and a
  * fourth loads and unloads one of them. Every call must return success or a
  * documented errno; the kernel must stay clean and every task consistent.
- * SAAKM_FUZZ_ITERS sets the number of calls per thread (default 20000).
+ * SAAKM_FUZZ_ITERS sets the number of calls per thread (make test: 20,000,
+ * 2,000 on the debug kernel; make test-full: 100,000 and 10,000).
  *
  * It hung the guest twice (before its waits were bounded), and on
  * 2026-11-23 it failed 2 of 8 debug runs: a target the fuzzer had left in
@@ -238,8 +239,8 @@ int main(void)
 	long long bw_before, bw_after;
 	int last_cpu;
 
-	if (getenv("SAAKM_FUZZ_ITERS"))
-		iters = atoi(getenv("SAAKM_FUZZ_ITERS"));
+	iters = tier_size("SAAKM_FUZZ_ITERS", debug_pass() ? 2000 : 20000,
+			  debug_pass() ? 10000 : 100000);
 	snprintf(path, sizeof(path), "%s/tests/modules/saakm_probe/saakm_probe.ko",
 		 getenv("SAAKM_ROOT") ? getenv("SAAKM_ROOT") : ".");
 	probe_ko = path;

@@ -357,14 +357,6 @@ static void check_two_spinners(int id)
 		  "with a kick under the hog, A is put back as it resumes: B sees the hog's end first");
 }
 
-/* The debug pass of make test (tests/all.sh sets SAAKM_DEBUG_PASS=1). */
-static int debug_pass(void)
-{
-	const char *v = getenv("SAAKM_DEBUG_PASS");
-
-	return v && atoi(v) == 1;
-}
-
 /* The hogs must hold CPU 1: no deadline server runs SaaKM tasks under them. */
 static void server_off(void)
 {

@@ -5,10 +5,11 @@
 # module's parameters, the knob off and the kernel's buffers freed), then
 # replay it against policies/fifo/saakm_fifo.c compiled for user space:
 # every record must match. A LIFO variant of fifo (one line changed) must
-# diverge, and trace-json must give valid JSON. Done twice: with fifo's
-# defaults and with steal=1 (newly_idle, balance_pick, can_migrate inputs,
-# and read_cpu inputs: newly_idle reads other CPUs' queues without their
-# lock through saakm_read_cpu(), so replay serves what it read).
+# diverge, and trace-json must give valid JSON. Done with steal=1
+# (newly_idle, balance_pick, can_migrate inputs, and read_cpu inputs:
+# newly_idle reads other CPUs' queues without their lock through
+# saakm_read_cpu(), so replay serves what it read), and in make test-full
+# with fifo's defaults too.
 # Needs the kernel's recorder (/sys/kernel/saakm/record,
 # /proc/saakm/record_buf) and gcc.
 # saakm-test: timeout=600
@@ -21,8 +22,10 @@ src=$SAAKM_ROOT/policies/fifo/saakm_fifo.c
 knob=/sys/kernel/saakm/record
 buf=/proc/saakm/record_buf
 tmp=$(mktemp -d)
-# replay programs are cached per user: keep this test's apart
+# replay programs are cached per user: keep this test's apart, starting
+# from the ones make test-progs built on the host
 export XDG_CACHE_HOME=$tmp/cache
+replay_cache_init
 
 rec_exit() {
 	_rc=$?
@@ -57,10 +60,7 @@ exit 0
 EOF
 
 # The LIFO variant: schedule() takes the last queued task instead of the first.
-mkdir -p "$tmp/lifo"
-sed 's/struct task_struct \*p = saakm_rq_first(rq_of(cpu));/struct task_struct *p = NULL, *q; saakm_rq_for_each(q, rq_of(cpu)) p = q;/' \
-	"$src" >"$tmp/lifo/saakm_fifo.c"
-! cmp -s "$src" "$tmp/lifo/saakm_fifo.c" && ok "LIFO variant of fifo made (one line changed)" ||
+sh "$SAAKM_ROOT/tests/guest/fifo-lifo.sh" "$tmp/lifo" && ok "LIFO variant of fifo made (one line changed)" ||
 	not_ok "LIFO variant of fifo made (one line changed)" "the sed pattern no longer matches saakm_fifo.c"
 
 # round NAME [PARAMS]: load fifo with PARAMS, record the workload, replay
@@ -125,7 +125,9 @@ round() {
 	fi
 }
 
-round default
+# make test records once, with steal=1, whose run takes every path of the
+# default one and more; make test-full adds a round with fifo's defaults.
+[ "${SAAKM_FULL:-0}" = 1 ] && round default
 round steal steal=1
 saakm_log_clean
 done_testing

@@ -19,6 +19,7 @@ src=$SAAKM_ROOT/policies/eevdf/saakm_eevdf.c
 knob=/sys/kernel/saakm/record
 tmp=$(mktemp -d)
 export XDG_CACHE_HOME=$tmp/cache	# replay programs are cached per user
+replay_cache_init
 
 clock_exit() {
 	_rc=$?

@@ -1,12 +1,13 @@
 #!/bin/sh
 # The sched_ext CI smoke test, for SaaKM: stress-ng --aggressive CPU, fork
-# and affinity stressors under the FIFO policy for SAAKM_STRESS_SECS (45 by
-# default); the policy must still be healthy (enabled, no error) at the end.
+# and affinity stressors under the FIFO policy for SAAKM_STRESS_SECS (make
+# test: 20 s, 10 on the debug kernel; make test-full: 180 s); the policy must
+# still be healthy (enabled, no error) at the end.
 # saakm-test: timeout=240
 . "$(dirname "$0")/lib.sh"
 
 saakm=$SAAKM_CLI
-secs=${SAAKM_STRESS_SECS:-45}
+if debug_pass; then secs=$(tier_size SAAKM_STRESS_SECS 10 180); else secs=$(tier_size SAAKM_STRESS_SECS 20 180); fi
 
 check "insmod saakm_fifo" insmod "$SAAKM_ROOT/policies/fifo/saakm_fifo.ko"
 check "stress-ng --aggressive cpu/fork/affinity for ${secs}s under fifo" \

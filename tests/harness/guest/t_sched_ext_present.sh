@@ -1,5 +1,7 @@
 #!/bin/sh
 # sched_ext is built in, so sched_ext twins of SaaKM policies can be compared.
+# The debug kernel leaves it out (kernel/configs/debug/).
+# saakm-test: normal-only
 SAAKM_ROOT=${SAAKM_ROOT:-$(cd "$(dirname "$0")/../../.." && pwd)}
 . "$SAAKM_ROOT/tests/guest/lib.sh"
 

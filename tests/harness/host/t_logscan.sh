@@ -28,5 +28,6 @@ expect "NULL dereference BUG found" 1 "BUG: kernel NULL pointer" "$s/panic.log"
 expect "lockdep splat found" 1 "line\(s\): lockdep" "$s/lockdep.log"
 expect "lockdep splat shown" 1 ">> .*possible circular locking dependency" "$s/lockdep.log"
 expect "hung task found" 1 "blocked for more than 60 seconds" "$s/hung.log"
+expect "sleep in atomic context found" 1 ">> .*BUG: sleeping function called from invalid context" "$s/sleep.log"
 expect "missing log is an error" 2 "" "$s/does-not-exist.log"
 done_testing
