@@ -109,7 +109,11 @@ $(BUILD)/tests/%: tests/harness/guest/%.c $(TESTDEPS)
 
 # A module or C test that does not build fails its tests, not the whole run.
 # test-full runs the same suite with the long rounds and soaks (tests/all.sh).
-test test-full: kernel tools
+# The debug kernel starts building first, in the background at the idle
+# priority (tests/debug-build.sh), and takes what the rest leaves idle.
+test test-full: setup
+	@if [ "$(DEBUG)" != 0 ]; then bash tests/debug-build.sh start; fi
+	@$(MAKE) -s kernel tools
 	@$(MAKE) -s modules KEEP_GOING=1 SKIP_KERNEL=1
 	@$(MAKE) -s -k test-progs || echo "test-progs: some C tests did not compile; they will be reported as failed"
 	@bash tests/all.sh $(if $(filter test-full,$@),--full) $(foreach t,$(T),-t $(t))

@@ -16,8 +16,9 @@
 #   make test-full  (--full) the long rounds and soaks: SAAKM_FULL=1 in the
 #                   guest, tests tagged "full-only" too, no budget
 #
-# The debug kernel is built while the normal pass runs, at the idle
-# priority (SCHED_IDLE), so that it takes only the time the guest leaves.
+# The debug kernel builds in the background at the idle priority
+# (tests/debug-build.sh; make test starts it before the normal kernel), so
+# that it takes only the time the normal build and pass leave.
 #
 # Prints each pass's lines, then one total "N passed, N failed" line. Set
 # DEBUG=0 to skip the second pass (a quicker local run); CI runs both.
@@ -66,16 +67,7 @@ t0=$SECONDS
 tier=${full:+full (make test-full)}
 echo "test: tier ${tier:-CI (make test; make test-full runs the long rounds)}"
 
-# The debug kernel builds in the background, at the idle priority, while
-# the normal pass runs: its log is build/logs/debug-build.out.
-debug_build_pid=
-if [ "${DEBUG:-1}" != 0 ]; then
-	debug_build_log=$LOG_DIR/debug-build.out
-	mkdir -p "$LOG_DIR"
-	echo "test: building the debug kernel in the background at idle priority (log: ${debug_build_log#"$SAAKM_ROOT"/})"
-	KERNEL_VARIANT=debug chrt --idle 0 make -s -C "$SAAKM_ROOT" kernel >"$debug_build_log" 2>&1 &
-	debug_build_pid=$!
-fi
+[ "${DEBUG:-1}" != 0 ] && bash "$SAAKM_ROOT/tests/debug-build.sh" start
 
 # shellcheck disable=SC2046 # budget's words are arguments
 run_pass normal --no-build $(budget $BUDGET_NORMAL) "$@"
@@ -91,12 +83,8 @@ if [ $# -eq 0 ]; then
 	echo "test: icount pass (the guest clock counts instructions): $ICOUNT_TESTS"
 	# The idle-priority build would still take the host's idle time, which
 	# an icount guest's clock does not skip: it waits for the build.
-	if [ -n "$debug_build_pid" ] && kill -0 "$debug_build_pid" 2>/dev/null; then
-		echo "test: waiting for the debug kernel build first"
-		wait "$debug_build_pid"
-		echo "$?" >"$LOG_DIR/debug-build.rc"
-		debug_build_pid=
-	fi
+	debug_rc=0
+	[ "${DEBUG:-1}" != 0 ] && { bash "$SAAKM_ROOT/tests/debug-build.sh" wait || debug_rc=$?; }
 	# shellcheck disable=SC2046 # one -t per test
 	ICOUNT=1 run_pass icount --no-build --no-host $(budget $BUDGET_ICOUNT) $(printf -- '-t %s ' $ICOUNT_TESTS)
 	read -r pc fc sc < <(counts icount)
@@ -106,23 +94,18 @@ p2=0 f2=0 s2=0
 if [ "${DEBUG:-1}" != 0 ]; then
 	echo
 	echo "test: debug kernel pass (lockdep, KASAN, UBSAN)"
-	rc=0
-	if [ -n "$debug_build_pid" ]; then
-		echo "test: waiting for the debug kernel build"
-		wait "$debug_build_pid" || rc=$?
-	else
-		rc=$(cat "$LOG_DIR/debug-build.rc" 2>/dev/null || echo 1)
+	rc=${debug_rc:-}
+	if [ -z "$rc" ]; then
+		rc=0
+		bash "$SAAKM_ROOT/tests/debug-build.sh" wait || rc=$?
 	fi
-	rm -f "$LOG_DIR/debug-build.rc"
-	grep -E '^kernel: (built|extracted)' "$debug_build_log" | sed 's/^kernel:/test: debug kernel:/'
 	if [ "$rc" = 0 ] && KERNEL_VARIANT=debug make -s -C "$SAAKM_ROOT" modules KEEP_GOING=1 SKIP_KERNEL=1; then
 		# shellcheck disable=SC2046 # budget's words are arguments
 		KERNEL_VARIANT=debug SAAKM_DEBUG_PASS=1 SAAKM_TIMEOUT_SCALE=4 \
 			run_pass debug --no-build $(budget $BUDGET_DEBUG) "$@"
 		read -r p2 f2 s2 < <(counts debug)
 	else
-		[ "$rc" = 0 ] || tail -n 20 "$debug_build_log" | sed 's/^/  | /'
-		echo "FAIL  debug/build  (the debug kernel or its modules did not build; log: ${debug_build_log#"$SAAKM_ROOT"/})"
+		echo "FAIL  debug/build  (the debug kernel or its modules did not build; logs: build/logs/debug-build.out, build/logs/module-*.log)"
 		f2=1
 	fi
 	# Leave the modules built for the normal kernel, as the first pass found them.

@@ -218,6 +218,24 @@ echo "/* edited */" >>"$tmp/lifo/saakm_fifo.c"
 replay "$tmp/fx.rec" "$tmp/lifo/saakm_fifo.c"
 [ "$rc" = 1 ] && [ "$(ls "$cache" | grep -c '^saakm_fifo-')" = $((after + 1)) ] &&
 	ok "cache: an edited source is rebuilt" || not_ok "cache: an edited source is rebuilt"
+echo "/* edited again */" >>"$tmp/lifo/saakm_fifo.c"
+n=$(ls "$cache" | grep -c '^saakm_fifo-')
+bin=$("$saakm" replay --build "$tmp/lifo/saakm_fifo.c")
+rc=$?
+[ "$rc" = 0 ] && [ -x "$bin" ] && [ "${bin#"$cache"/saakm_fifo-}" != "$bin" ] &&
+	[ "$(ls "$cache" | grep -c '^saakm_fifo-')" = $((n + 1)) ] &&
+	ok "cache: --build builds the program and prints its path" ||
+	not_ok "cache: --build builds the program and prints its path" "status $rc, printed '$bin'"
+replay "$tmp/fx.rec" "$tmp/lifo/saakm_fifo.c"
+[ "$rc" = 1 ] && [ "$(ls "$cache" | grep -c '^saakm_fifo-')" = $((n + 1)) ] &&
+	ok "cache: a replay after --build uses the program it built" ||
+	not_ok "cache: a replay after --build uses the program it built" "status $rc"
+# kbuild's NAME.mod.c beside a module's source is an output, not a source
+echo "/* kbuild output */" >"$tmp/lifo/saakm_fifo.mod.c"
+bin2=$("$saakm" replay --build "$tmp/lifo/saakm_fifo.c")
+rm -f "$tmp/lifo/saakm_fifo.mod.c"
+[ -n "$bin" ] && [ "$bin2" = "$bin" ] && ok "cache: a NAME.mod.c beside the source does not change the program" ||
+	not_ok "cache: a NAME.mod.c beside the source does not change the program" "$bin, then $bin2"
 
 # --- synthetic recordings -------------------------------------------------------------------
 for params in "" "steal=1"; do
