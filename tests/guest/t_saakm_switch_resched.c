@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A running task that moves itself from SCHED_NORMAL to a SaaKM policy must
- * give the CPU back to the fair tasks queued behind it (issue 8, defect 5):
- * the fair class outranks SaaKM, so switching into the class has to
- * reschedule. On CPU 1, a fair spinner and a fair task that, told to, joins
- * fifo and spins on: from that moment the fair spinner gets at least 90% of
- * CPU 1 (runtime from /proc/PID/schedstat) for 2 s, in each of 3 rounds.
+ * give the CPU back to the fair tasks queued behind it: the fair class
+ * outranks SaaKM, so switching into the class has to reschedule. On CPU 1,
+ * a fair spinner and a fair task that, told to, joins fifo and spins on:
+ * from that moment, of the time the two spinners run over 2 s, the fair
+ * one gets at least 90% (runtimes from /proc/PID/schedstat), in each of 3
+ * rounds. The deadline server gives the fifo one about 5%. The split
+ * between the two, unlike a share of the wall time, does not move with
+ * how late the measuring parent wakes or what else CPU 1 runs.
  * (Without the reschedule the fifo task keeps the CPU until some fair task
  * wakes up on CPU 1, which can take seconds, or no time at all: hence the
  * rounds.)
@@ -99,14 +102,14 @@ static double round_share(int id, int round)
 	t1 = now_s();
 	h1 = task_runtime_ns(hog);
 	s1 = task_runtime_ns(switcher);
-	share = (h1 - h0) / ((t1 - t0) * 1e9);
-	printf("# round %d: over %.2f s from the switch, fair spinner %.0f ms (%.1f%%), fifo spinner %.0f ms; it %s after its join\n",
+	share = h1 - h0 + s1 - s0 > 0 ? (h1 - h0) / (double)(h1 - h0 + s1 - s0) : 0;
+	printf("# round %d: over %.2f s from the switch, fair spinner %.0f ms (%.1f%% of the two), fifo spinner %.0f ms; it %s after its join\n",
 	       round, t1 - t0, (h1 - h0) / 1e6, 100 * share, (s1 - s0) / 1e6,
 	       sh->ran_on ? "ran on" : "did not run");
 	if (saakm_id_of(switcher) != id)
 		printf("# round %d: the switcher left fifo\n", round);
 	stop_children();
-	return h0 < 0 || h1 < 0 ? -1 : share;
+	return h0 < 0 || h1 < 0 || s0 < 0 || s1 < 0 ? -1 : share;
 }
 
 int main(void)
@@ -133,12 +136,12 @@ int main(void)
 			worst = share;
 	}
 	if (worst >= 0.9)
-		tap_ok("after switching into fifo, the fair spinner gets >= 90% of the CPU");
+		tap_ok("after switching into fifo, the fair spinner gets >= 90% of the two spinners' CPU time");
 	else if (worst < 0)
-		tap_not_ok("after switching into fifo, the fair spinner gets >= 90% of the CPU",
+		tap_not_ok("after switching into fifo, the fair spinner gets >= 90% of the two spinners' CPU time",
 			   "a round could not run");
 	else
-		tap_not_ok("after switching into fifo, the fair spinner gets >= 90% of the CPU",
+		tap_not_ok("after switching into fifo, the fair spinner gets >= 90% of the two spinners' CPU time",
 			   "it got %.1f%% in the worst round", 100 * worst);
 	print_events("fifo");
 	TAP_CHECK(policy_enabled("fifo"),

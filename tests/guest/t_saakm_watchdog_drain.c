@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The watchdog must end its walk when a policy's task list empties under it
- * (issue 8: a livelock found in session 10). The walk counts down the
+ * (it once livelocked). The walk counts down the
  * number of tasks it read at its start, a batch of them per hold of the
  * policy's lock, and gives the CPU up between batches. If every task left
  * in such a gap, the old walk found the list empty with tasks still to
@@ -29,6 +29,23 @@
 #define UNLOAD_S	20.0
 #define STALL_MS	100	/* a watchdog walk every 25 ms */
 #define MUTEX_S		2.0
+
+/*
+ * The children block on a pipe until the test closes its end: they must not
+ * wake during the rounds. Children that slept a second at a time woke
+ * together, since they started together, and on the debug kernel the burst
+ * of 1,024 wakeups queued in fifo on one CPU for longer than the 100 ms
+ * stall timeout, which ejected a correct policy.
+ */
+static int kids_pipe[2];
+
+static int blocked_kid(long unused __attribute__((unused)))
+{
+	char c;
+
+	close(kids_pipe[1]);
+	return read(kids_pipe[0], &c, 1) == 0 ? 0 : 1;
+}
 
 /* Sleep @us microseconds; the test runs as RT, so the wakeup is prompt. */
 static void nap_us(long us)
@@ -87,8 +104,12 @@ int main(void)
 	TAP_CHECK(watchdog_on_cpu(MOVER_CPU, STALL_MS) == 0,
 		  "the watchdog on CPU 0, stall timeout 100 ms");
 
+	if (pipe2(kids_pipe, O_CLOEXEC)) {
+		tap_not_ok("a pipe for the children", "%s", strerror(errno));
+		return tap_done();
+	}
 	for (i = 0; i < NR_KIDS; i++) {
-		kids[i] = spawn(sleeper, 1000000);
+		kids[i] = spawn(blocked_kid, 0);
 		pin_to(kids[i], KIDS_CPU);
 	}
 	TAP_CHECK(become_mover(MOVER_CPU) == 0, "the test runs SCHED_FIFO on CPU 0");
@@ -124,7 +145,7 @@ int main(void)
 	TAP_CHECK(policy_tasks("fifo") == 0, "fifo has no task left");
 	TAP_CHECK(policy_enabled("fifo"), "fifo still enabled");
 
-	*stop = 1;
+	close(kids_pipe[1]);
 	for (i = 0; i < NR_KIDS; i++)
 		reaped_ok(kids[i]);
 	err = unload_module_within("saakm_fifo", UNLOAD_S * timeout_scale(), &secs);
