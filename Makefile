@@ -26,12 +26,13 @@ MODDIRS := $(sort $(patsubst %/,%,$(dir $(wildcard policies/*/Kbuild policies/*/
 TESTSRC := $(wildcard tests/guest/t_*.c tests/harness/guest/t_*.c)
 TESTBIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TESTSRC))))
 # The user-space ABI headers <linux/saakm.h> and <linux/saakm_replay.h> are
-# added by the kernel patch series; user space (tests, tools, bench) gets a
-# copy of just those headers from the kernel tree, so libc's other
-# <linux/*.h> stay the ones in use.
-UAPI    := $(BUILD)/uapi
-UAPI_HEADERS := saakm.h saakm_replay.h
-UAPI_H  := $(addprefix $(UAPI)/linux/,$(UAPI_HEADERS))
+# files of the class (kernel/src): user space (tests, tools, bench) includes
+# them from there, and libc's other <linux/*.h> stay the ones in use.
+UAPI    := kernel/src/include/uapi
+UAPI_H  := $(UAPI)/linux/saakm.h $(UAPI)/linux/saakm_replay.h
+# The few pristine 6.12 files the host side compiles against (libusim:
+# tools/include, tools/lib/rbtree.c), taken once (scripts/host-tree.sh).
+KHOST   := $(BUILD)/khost/.stamp
 TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/lib/saakm.c \
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
@@ -50,7 +51,7 @@ help:
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
 	@echo "  make patch       export build/linux's commits to kernel/patches/ and build/saakm-6.12.patch"
-	@echo "  make policy-test policies' unit tests and seeded stress on the host (tests/policy/); policy-soak N=10000"
+	@echo "  make policy-test policies' unit tests and seeded stress on the host (tests/policy/); P=NAME: one policy; policy-soak N=10000"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
 	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
 	@echo "  make bench-record    saakm_fifo recorded vs not (recording overhead)"
@@ -78,15 +79,11 @@ modules: $(if $(SKIP_KERNEL),,kernel)
 	done; [ -n "$(KEEP_GOING)" ] || exit $$rc
 
 # user-space tools (saakm CLI, libsaakm) into build/tools, when present
-tools: $(UAPI_H)
-	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools UAPI=$(CURDIR)/$(UAPI); fi
+tools: $(KHOST)
+	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools; fi
 
-$(UAPI)/linux/%.h: $(KDIR)/include/uapi/linux/%.h
-	@mkdir -p $(@D)
-	@cp $< $@
-
-$(addprefix $(KDIR)/include/uapi/linux/,$(UAPI_HEADERS)):
-	@echo "$@ missing: run 'make kernel' (or scripts/build-kernel.sh --prepare-only) first" >&2; exit 1
+$(KHOST): scripts/host-tree.sh
+	@bash scripts/host-tree.sh
 
 test-progs: $(TESTBIN) bench-progs replay-progs
 
@@ -132,18 +129,18 @@ bench-setup: setup
 	@bash bench/setup.sh
 
 # schedrun, wakelat, the ext_fifo twin and the nullpol module (build/bench/)
-bench-progs: $(UAPI_H)
-	@$(MAKE) -s -C bench UAPI=$(CURDIR)/$(UAPI)
+bench-progs:
+	@$(MAKE) -s -C bench
 
 bench-vanilla: setup
 	@bash bench/build-vanilla.sh
 
 # policies' host unit tests and seeded stress on libusim (tests/policy/);
 # make test runs them too. policy-soak: N scenarios per policy (10,000).
-policy-test: $(UAPI_H)
-	@bash tests/policy/run.sh
+policy-test: $(KHOST)
+	@bash tests/policy/run.sh $(if $(P),--policy $(P))
 
-policy-soak: $(UAPI_H)
+policy-soak: $(KHOST)
 	@bash tests/policy/run.sh --soak $(or $(N),10000)
 
 # every benchmark target: the modules, tools and programs, then one study
@@ -191,7 +188,7 @@ clean:
 		(cd $$d && rm -f *.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order); \
 	done
 	rm -rf $(BUILD)/policy-tests $(BUILD)/usim $(BUILD)/usim-san
-	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch $(UAPI) $(BUILD)/replay-cache
+	rm -rf $(BUILD)/tests $(BUILD)/results $(BUILD)/logs $(BUILD)/vm-state.* $(BUILD)/saakm-6.12.patch $(BUILD)/khost $(BUILD)/replay-cache
 
 distclean: clean
 	rm -rf $(BUILD)

@@ -2,12 +2,14 @@
 # Build the SaaKM guest kernel in build/linux (KERNEL_VARIANT=debug: build/linux-debug).
 #
 # The kernel tree is a git repository: tag "pristine" is Debian's
-# linux-source-6.12 tarball, branch "saakm" is pristine plus one commit per
-# kernel/patches/*.patch (file name order).
+# linux-source-6.12 tarball, branch "saakm" is pristine plus one commit that
+# adds the class's own files (kernel/src, at their kernel paths) plus one
+# commit per kernel/patches/*.patch (file name order), the edits to files of
+# 6.12 (scripts/lib.sh, series_commit).
 #
 #   1. tree: extract the tarball into a new git repository and tag it (first
 #      run, a new tarball, --force, or a tree from before the git layout)
-#   2. series: build the commits of kernel/patches/*.patch in a temporary
+#   2. series: build the commits of kernel/src and kernel/patches in a temporary
 #      index, without touching the work tree, and check the result out: git
 #      rewrites only the files whose content changes, so kbuild rebuilds only
 #      what depends on them. While the series is the one last applied, the
@@ -52,10 +54,7 @@ kgit() { git -C "$KDIR" "$@"; }
 
 # --- 1. tree ------------------------------------------------------------------
 # tarball identity: package version when known, plus size and mtime
-tarball_id=$({
-	dpkg-query -W -f='${Version}\n' linux-source-6.12 2>/dev/null || true
-	stat -c '%n %s %Y' "$KERNEL_TARBALL"
-} | sha256sum | cut -d' ' -f1)
+tarball_id=$(kernel_tarball_id)
 
 reason=
 if [ -n "$FORCE" ]; then
@@ -99,7 +98,7 @@ fi
 
 # --- 2. series ----------------------------------------------------------------
 t0=$SECONDS
-target=$(series_commit "$KDIR" "${patches[@]}")
+target=$(series_commit "$KDIR" "$KSRC/src" "${patches[@]}")
 kgit update-ref refs/saakm/series "$target"
 target_tree=$(kgit rev-parse "$target^{tree}")
 applied=$(kgit rev-parse -q --verify refs/saakm/applied || true)
@@ -127,15 +126,15 @@ else
 	dirty=$(kgit status --porcelain --untracked-files=no)
 	if [ -n "$dirty" ]; then
 		printf '%s\n' "$dirty" | sed 's/^/  /' >&2
-		die "kernel/patches changed, and $KREL has uncommitted edits (above) that applying it would overwrite. Keep them: commit them in $KREL and run 'make patch'. Drop them: git -C $KREL checkout -- . ; then run again."
+		die "kernel/src or kernel/patches changed, and $KREL has uncommitted edits (above) that applying it would overwrite. Keep them: commit them in $KREL and run 'make patch'. Drop them: git -C $KREL checkout -- . ; then run again."
 	fi
 	if [ -n "$applied" ] && [ "$head" != "$applied" ]; then
-		die "kernel/patches changed, and $KREL has commits that are not in it. Export them first ('make patch'), or move them onto the new series: git -C $KREL rebase --onto refs/saakm/series refs/saakm/applied ; or drop them: git -C $KREL reset --hard refs/saakm/applied"
+		die "kernel/src or kernel/patches changed, and $KREL has commits that are not in them. Export them first ('make patch'), or move them onto the new series: git -C $KREL rebase --onto refs/saakm/series refs/saakm/applied ; or drop them: git -C $KREL reset --hard refs/saakm/applied"
 	fi
 	changed=$(kgit diff --name-only HEAD "$target" | wc -l)
 	kgit checkout -q -B saakm "$target" || die "git checkout of the series failed in $KREL"
 	kgit update-ref refs/saakm/applied "$target"
-	log "kernel: applied $np patch(es) from kernel/patches: $changed file(s) rewritten in $(fmt_secs $((SECONDS - t0)))"
+	log "kernel: applied kernel/src and $np patch(es) from kernel/patches: $changed file(s) rewritten in $(fmt_secs $((SECONDS - t0)))"
 fi
 
 # --- 3. config ----------------------------------------------------------------

@@ -2,19 +2,25 @@
 # Export the kernel change from build/linux (KERNEL_VARIANT=debug or KDIR=...:
 # another tree) into the repository, the other direction of build-kernel.sh:
 #
-#   kernel/patches/*.patch   git format-patch of pristine..HEAD, one mail per
-#                            commit, written so that an unchanged commit gives
-#                            a byte-identical file (no git diff)
+#   kernel/src/...           every file the change adds, at its kernel path
+#                            (the class's own sources and headers)
+#   kernel/patches/*.patch   git format-patch of pristine..HEAD limited to the
+#                            files Linux 6.12 already has, one mail per commit
+#                            that edits them, written so that an unchanged
+#                            commit gives a byte-identical file (no git diff)
 #   build/saakm-6.12.patch   the whole change as one patch, for people who
 #                            build their own kernel:
 #                            cd linux-6.12 && patch -p1 < saakm-6.12.patch
 #
+# Most work edits kernel/src and kernel/patches directly ('make kernel'
+# builds them); this script is for work committed in build/linux itself.
 # Commits named "fixup! <subject>" or "squash! <subject>" (git commit --fixup)
 # are first folded into the commit they name (git rebase --autosquash); the
 # files keep their modification times, so kbuild rebuilds nothing for it.
 # Uncommitted edits are not exported (a warning lists them).
-# Both outputs are checked: the series applied to pristine, in file name
-# order, gives exactly the tree of HEAD; the single patch applies to pristine.
+# Both outputs are checked: kernel/src plus the series applied to pristine,
+# in file name order, gives exactly the tree of HEAD; the single patch
+# applies to pristine.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -56,55 +62,68 @@ if [ -n "$dirty" ]; then
 	printf '%s\n' "$dirty" | sed 's/^/  /'
 fi
 
-# --- kernel/patches -----------------------------------------------------------
+# --- kernel/src ---------------------------------------------------------------
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+kgit diff --name-only --no-renames --diff-filter=A pristine HEAD >"$work/added"
+kgit diff --name-only --no-renames --diff-filter=DMT pristine HEAD >"$work/edited"
+mkdir -p "$KSRC/src"
+updated=0
+while IFS= read -r f; do
+	dst=$KSRC/src/$f
+	kgit show "HEAD:$f" >"$work/file"
+	if ! cmp -s "$work/file" "$dst"; then
+		mkdir -p "$(dirname "$dst")"
+		cp "$work/file" "$dst"
+		updated=$((updated + 1))
+	fi
+done <"$work/added"
+# files the change no longer adds
+while IFS= read -r f; do
+	grep -qxF "$f" "$work/added" || { rm -f "$KSRC/src/$f"; updated=$((updated + 1)); }
+done < <(cd "$KSRC/src" && find . -type f | sed 's|^\./||')
+find "$KSRC/src" -mindepth 1 -type d -empty -delete
+log "patch: kernel/src: $(wc -l <"$work/added") new file(s), $updated written or removed"
+
+# --- kernel/patches -----------------------------------------------------------
 # Neither the user's git configuration (format.*, diff.*) nor the git
-# version's signature may change the output: fixed options only.
-GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit -c core.abbrev=12 format-patch -q \
-	--zero-commit --no-signature --no-numbered --full-index --no-renames \
-	--diff-algorithm=myers --no-thread --no-cover-letter --stat=72 \
-	-o "$work/patches" pristine..HEAD
+# version's signature may change the output: fixed options only. Limited to
+# the edited files, a commit that only touches kernel/src gives no mail.
+mkdir -p "$work/patches"
+if [ -s "$work/edited" ]; then
+	mapfile -t edited <"$work/edited"
+	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit -c core.abbrev=12 format-patch -q \
+		--zero-commit --no-signature --no-numbered --full-index --no-renames \
+		--diff-algorithm=myers --no-thread --no-cover-letter --stat=72 \
+		-o "$work/patches" pristine..HEAD -- "${edited[@]}"
+fi
 mkdir -p "$KSRC/patches"
 shopt -s nullglob
 new=("$work"/patches/*.patch)
 n=${#new[@]}
-updated=0
+pupdated=0
 for f in "$KSRC"/patches/*.patch "$KSRC"/patches/series; do
-	[ -e "$f" ] && [ ! -e "$work/patches/$(basename "$f")" ] && { rm -f "$f"; updated=$((updated + 1)); }
+	[ -e "$f" ] && [ ! -e "$work/patches/$(basename "$f")" ] && { rm -f "$f"; pupdated=$((pupdated + 1)); }
 done
 for f in "${new[@]}"; do
 	dst=$KSRC/patches/$(basename "$f")
-	cmp -s "$f" "$dst" || { cp "$f" "$dst"; updated=$((updated + 1)); }
+	cmp -s "$f" "$dst" || { cp "$f" "$dst"; pupdated=$((pupdated + 1)); }
 done
-shopt -u nullglob
-
-shopt -s nullglob
 series=("$KSRC"/patches/*.patch)
 shopt -u nullglob
-got=$(series_commit "$KDIR" "${series[@]}")
+
+got=$(series_commit "$KDIR" "$KSRC/src" "${series[@]}")
 [ "$(kgit rev-parse "$got^{tree}")" = "$(kgit rev-parse HEAD^{tree})" ] ||
-	die "kernel/patches applied to pristine does not give $KREL's HEAD"
+	die "kernel/src plus kernel/patches applied to pristine does not give $KREL's HEAD"
 # HEAD becomes the series' own commits (same tree, so no file and no
 # uncommitted edit changes): the next 'make kernel' finds them applied.
 kgit reset -q --soft "$got"
 kgit update-ref refs/saakm/series "$got"
 kgit update-ref refs/saakm/applied "$got"
-log "patch: kernel/patches: $n patch(es) from pristine..HEAD, $updated file(s) written or removed; verified: applied to pristine they give HEAD"
+log "patch: kernel/patches: $n patch(es) from pristine..HEAD, $pupdated file(s) written or removed; verified: kernel/src and the series applied to pristine give HEAD"
 
 # --- build/saakm-6.12.patch ---------------------------------------------------
-{
-	echo "SaaKM for Linux 6.12 ($(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown) source)"
-	echo "Generated by 'make patch' from $(git -C "$SAAKM_ROOT" describe --always --dirty 2>/dev/null || echo 'an unversioned tree'): the $n patch(es) of kernel/patches in one."
-	echo "Apply: cd linux-6.12 && patch -p1 < saakm-6.12.patch"
-	echo "Enable: CONFIG_SCHED_CLASS_SAAKM=y"
-	echo
-	kgit log --reverse --format='  %s' pristine..HEAD
-	echo
-	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit diff --stat=72 --full-index --no-renames pristine HEAD
-	echo
-	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null kgit diff --full-index --no-renames --diff-algorithm=myers pristine HEAD
-} >"$out"
+combined_patch "$KDIR" HEAD >"$out"
 GIT_INDEX_FILE=$work/index kgit read-tree pristine
 GIT_INDEX_FILE=$work/index kgit apply --cached --check "$out" || die "$out does not apply to pristine 6.12"
 log "patch: wrote ${out#"$SAAKM_ROOT"/} ($(grep -c '^+++ ' "$out") file(s), $(wc -l <"$out") lines), checked against pristine"

@@ -7,7 +7,9 @@
  *     RUNNING) and an instant event for each callback called on that CPU;
  *   - process "tasks": one track per task with its runs and waits (READY
  *     or READY_TICK until it runs or leaves).
- * Timestamps are µs from the first record.
+ * Timestamps are µs from the first record. Every string taken from the
+ * recording or built from it is written by json_str(), escaped as RFC 8259
+ * asks; bytes from 0x80 up are copied, so the names are taken to be UTF-8.
  *
  * And saakm dump: a recording as text, one record a line.
  */
@@ -47,6 +49,30 @@ static double us(const struct json_out *o, uint64_t ts)
 	return ts >= o->t0 ? (ts - o->t0) / 1000.0 : 0;
 }
 
+/*
+ * @s as a JSON string, quotes included: " and \ escaped, control characters
+ * by their short form (\n, ...) or as \u00XX, other bytes as they are.
+ */
+static void json_str(FILE *f, const char *s)
+{
+	static const char short_esc[] = { ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
+					  ['\f'] = 'f', ['\r'] = 'r' };
+	unsigned char c;
+
+	fputc('"', f);
+	for (; (c = *s); s++) {
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < sizeof(short_esc) && short_esc[c])
+			fprintf(f, "\\%c", short_esc[c]);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 static void sep(struct json_out *o)
 {
 	fputs(o->first ? "\n" : ",\n", o->f);
@@ -56,19 +82,28 @@ static void sep(struct json_out *o)
 static void meta(struct json_out *o, int pid, int tid, const char *what, const char *name, int sort)
 {
 	sep(o);
-	fprintf(o->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":\"%s\"}}",
-		pid, tid, what, name);
+	fprintf(o->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"args\":{\"name\":",
+		pid, tid, what);
+	json_str(o->f, name);
+	fputs("}}", o->f);
 	sep(o);
 	fprintf(o->f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"%s_sort_index\",\"args\":{\"sort_index\":%d}}",
 		pid, tid, what, sort);
 }
 
+/* A span; its args: the task's pid (@task_pid >= 0) and the state it ended in. */
 static void span(struct json_out *o, int pid, int tid, const char *name, uint64_t from,
-		 uint64_t to, const char *args)
+		 uint64_t to, int task_pid, const char *until)
 {
 	sep(o);
-	fprintf(o->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"ts\":%.3f,\"dur\":%.3f,\"args\":{%s}}",
-		pid, tid, name, us(o, from), us(o, to) - us(o, from), args);
+	fprintf(o->f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":", pid, tid);
+	json_str(o->f, name);
+	fprintf(o->f, ",\"ts\":%.3f,\"dur\":%.3f,\"args\":{", us(o, from), us(o, to) - us(o, from));
+	if (task_pid >= 0)
+		fprintf(o->f, "\"pid\":%d,", task_pid);
+	fputs("\"until\":", o->f);
+	json_str(o->f, until);
+	fputs("}}", o->f);
 }
 
 /* The span state of task @pid, created (and its track named) when first seen. */
@@ -105,20 +140,19 @@ static bool is_ready(int s)
 static void task_moves(struct json_out *o, struct task_span *t, int to, int cpu, int rq_cpu,
 		       uint64_t ts)
 {
-	char args[64], name[32];
+	const char *until = saakm_state_names[to];
+	char name[32];
 
 	if (t->run_cpu >= 0 && to != SAAKM_ST_RUNNING) {
 		snprintf(name, sizeof(name), "pid %d", t->pid);
-		snprintf(args, sizeof(args), "\"pid\":%d,\"until\":\"%s\"", t->pid, saakm_state_names[to]);
-		span(o, PID_CPUS, t->run_cpu, name, t->run_since, ts, args);
+		span(o, PID_CPUS, t->run_cpu, name, t->run_since, ts, t->pid, until);
 		snprintf(name, sizeof(name), "run on cpu %d", t->run_cpu);
-		span(o, PID_TASKS, t->pid, name, t->run_since, ts, args);
+		span(o, PID_TASKS, t->pid, name, t->run_since, ts, t->pid, until);
 		t->run_cpu = -1;
 	}
 	if (t->wait_cpu != -1 && !is_ready(to)) {
 		snprintf(name, sizeof(name), "wait on cpu %d", t->wait_cpu);
-		snprintf(args, sizeof(args), "\"until\":\"%s\"", saakm_state_names[to]);
-		span(o, PID_TASKS, t->pid, name, t->wait_since, ts, args);
+		span(o, PID_TASKS, t->pid, name, t->wait_since, ts, -1, until);
 		t->wait_cpu = -1;
 	}
 	if (to == SAAKM_ST_RUNNING && t->run_cpu < 0 && cpu >= 0) {
@@ -134,10 +168,11 @@ static void task_moves(struct json_out *o, struct task_span *t, int to, int cpu,
 static void call_event(struct json_out *o, const struct saakm_rec *r)
 {
 	sep(o);
-	fprintf(o->f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%u,\"name\":\"%s\",\"ts\":%.3f,"
-		"\"args\":{\"cpu\":%d,\"pid\":%d,\"seq\":%llu}}",
-		PID_CPUS, r->on_cpu, saakm_event_names[r->ev], us(o, r->ts_ns), r->cpu, r->pid,
-		(unsigned long long)r->seq);
+	fprintf(o->f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%u,\"name\":", PID_CPUS,
+		r->on_cpu);
+	json_str(o->f, saakm_event_names[r->ev]);
+	fprintf(o->f, ",\"ts\":%.3f,\"args\":{\"cpu\":%d,\"pid\":%d,\"seq\":%llu}}",
+		us(o, r->ts_ns), r->cpu, r->pid, (unsigned long long)r->seq);
 }
 
 static int write_json(const struct saakm_recording *rec, FILE *f)
@@ -154,8 +189,11 @@ static int write_json(const struct saakm_recording *rec, FILE *f)
 		return -ENOMEM;
 	memset(o.index, 0xff, (o.max_pid + 1) * sizeof(*o.index));
 
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"policy\":\"%s\",\"params\":\"%s\"},\n\"traceEvents\":[",
-		rec->hdr.policy, rec->hdr.params);
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"policy\":", f);
+	json_str(f, rec->hdr.policy);
+	fputs(",\"params\":", f);
+	json_str(f, rec->hdr.params);
+	fputs("},\n\"traceEvents\":[", f);
 	meta(&o, PID_CPUS, 0, "process_name", "CPUs", 0);
 	meta(&o, PID_TASKS, 0, "process_name", "tasks", 1);
 	for (unsigned int c = 0; c < rec->hdr.nr_cpus; c++) {

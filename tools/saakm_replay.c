@@ -211,7 +211,8 @@ static uint64_t build_hash(const struct build *b)
 	};
 	static const char *const srcs[] = {
 		"tools/replay/engine.c", "tools/lib/saakm_rec.h", "tools/lib/saakm.h",
-		"tools/usim/usim.h", "build/uapi/linux/saakm.h", "build/uapi/linux/saakm_replay.h",
+		"tools/usim/usim.h", "kernel/src/include/uapi/linux/saakm.h",
+		"kernel/src/include/uapi/linux/saakm_replay.h",
 	};
 	char path[PATH_MAX], dir[PATH_MAX];
 	uint64_t h = 0xcbf29ce484222325ULL;
@@ -252,7 +253,7 @@ static int compile(const struct build *b)
 	pathcat(engine, sizeof(engine), b->src, "/tools/replay/engine.c");
 	pathcat(dir, sizeof(dir), b->policy, "");
 	pathcat(inc_dir, sizeof(inc_dir), "-I", dirname(dir));
-	pathcat3(uapi, sizeof(uapi), "-I", b->src, "/build/uapi");
+	pathcat3(uapi, sizeof(uapi), "-I", b->src, "/kernel/src/include/uapi");
 	pathcat3(lib, sizeof(lib), "-I", b->src, "/tools/lib");
 	pathcat3(usim_h, sizeof(usim_h), "-I", b->src, "/tools/usim");
 	pathcat(libusim, sizeof(libusim), b->out, "/usim/libusim.a");

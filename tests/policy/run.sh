@@ -1,7 +1,9 @@
 #!/bin/bash
 # Host unit tests and seeded stress of SaaKM policies, on libusim (no guest).
 #
-#   tests/policy/run.sh                 what make test runs (about 15 s)
+#   tests/policy/run.sh                 what make test runs (about 40 s)
+#   tests/policy/run.sh --policy NAME   NAME's unit tests and stress seeds only:
+#                                       the edit-to-verdict loop (make policy-test P=NAME)
 #   tests/policy/run.sh --soak N        N stress scenarios per policy (optimized build)
 #   tests/policy/run.sh --soak N --san  the same with ASan+UBSan
 #   options: --seed S (first seed of the soak, default 1), --jobs J (default: CPUs),
@@ -22,14 +24,15 @@ root=$(cd "$here/../.." && pwd)
 O=${O:-$root/build/policy-tests}
 . "$root/tests/guest/tap.sh"
 
-soak= san= first_seed=1 jobs=$(nproc 2>/dev/null || echo 2)
+soak= san= only= first_seed=1 jobs=$(nproc 2>/dev/null || echo 2)
 while [ $# -gt 0 ]; do
 	case $1 in
 	--soak) soak=$2; shift ;;
 	--san) san=1 ;;
 	--seed) first_seed=$2; shift ;;
 	--jobs) jobs=$2; shift ;;
-	*) echo "usage: $0 [--soak N [--san] [--seed S]] [--jobs J]" >&2; exit 2 ;;
+	--policy) only=$2; shift ;;
+	*) echo "usage: $0 [--policy NAME] [--soak N [--san] [--seed S]] [--jobs J]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -47,13 +50,15 @@ declare -A STRESS_ARGS=(
 	[shinjuku]="-P slice_us=30 -P slice_us=200 -P slice_us=2000"
 	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
 )
-# Policies compiled and unit-tested; those stressed (and soaked). The
-# planted bug is checked apart. usim_selftest exists to test libusim's
-# services: its naive virtual-runtime order can starve a low-weight task
-# past the stress's 250 ms watchdog (the stress finds that), so it is not
-# stressed.
-POLICIES="fifo eevdf wfq shinjuku nullpol usim_selftest"
-STRESSED="fifo eevdf wfq shinjuku nullpol"
+# The policies are the ones tests/policy/Makefile lists (POLICIES): adding
+# a policy there is the one step that compiles it against libusim, runs its
+# unit tests (tests/policy/t_NAME.c, if there is one) and stresses it, with
+# the parameter sets of STRESS_ARGS above if it has an entry. The planted
+# bug is checked apart. usim_selftest exists to test libusim's services: its
+# naive virtual-runtime order can starve a low-weight task past the
+# stress's 250 ms watchdog (the stress finds that), so it is not stressed.
+PLANTED=fifo_hotplug_bug
+NOT_STRESSED="usim_selftest"
 MAKE_SEEDS=200			# make test: seeds 1..200 per policy (sanitized)
 
 summary() {
@@ -66,7 +71,7 @@ summary() {
 stress() {
 	local name=$1 bin=$2
 	shift 2
-	eval "\"$O/$name/$bin\" $* ${STRESS_ARGS[$name]}"
+	eval "\"$O/$name/$bin\" $* ${STRESS_ARGS[$name]:-}"
 }
 
 # stress_check DESC NAME BIN ARGS...: run the stress, show its lines, one
@@ -84,11 +89,42 @@ stress_check() {
 	fi
 }
 
-if ! out=$(make -s -C "$here" O="$O" 2>&1); then
+if [ -n "$only" ] && ! grep -qw -- "$only" <<<"$(make -s -C "$here" O="$O" names)"; then
+	echo "error: no policy '$only' in tests/policy/Makefile (POLICIES: $(make -s -C "$here" O="$O" names))" >&2
+	exit 2
+fi
+if ! out=$(make -s -C "$here" O="$O" ${only:+ONLY=$only} 2>&1); then
 	echo "$out" | sed 's/^/# /'
-	not_ok "build libusim and the policy tests"
+	not_ok "build libusim and the policy tests${only:+ of $only}"
 	summary
 fi
+
+# One policy: its unit tests, then its stress seeds.
+if [ -n "$only" ]; then
+	if [ -x "$O/$only/t_$only" ]; then
+		out=$("$O/$only/t_$only" 2>&1)
+		rc=$?
+		sed 's/^/    /' <<<"$out"
+		[ "$rc" = 0 ] && ok "$only: unit tests" "$(grep -c '^ok ' <<<"$out") passed" ||
+			not_ok "$only: unit tests" "exit status $rc, $(grep -c '^not ok ' <<<"$out") failed"
+	fi
+	stress_note() { sed -n 's/.* in \([0-9.]* s\)$/\1/p' <<<"$1"; }
+	stress_check "$only: stress, seeds 1..$MAKE_SEEDS" "$only" stress-san -s 1 -n "$MAKE_SEEDS" -j "$jobs"
+	tap_plan
+	summary
+fi
+POLICIES= STRESSED=
+for name in $(make -s -C "$here" O="$O" names); do
+	[ "$name" = "$PLANTED" ] && continue
+	POLICIES+="$name "
+	grep -qw "$name" <<<"$NOT_STRESSED" || STRESSED+="$name "
+done
+for name in "${!STRESS_ARGS[@]}"; do
+	case " $POLICIES $PLANTED " in
+	*" $name "*) ;;
+	*) not_ok "STRESS_ARGS[$name] names a policy of tests/policy/Makefile" "no policy $name there" ;;
+	esac
+done
 
 if [ -n "$soak" ]; then
 	bin=stress; [ -n "$san" ] && bin=stress-san

@@ -204,4 +204,19 @@ then
 else
 	not_ok "trace-json: valid JSON with CPU tracks, runs, waits and one instant per call"
 fi
+# Names are the recorder's to choose (-p, -P; a module parameter's value):
+# every byte but NUL must come back from the JSON as it went in.
+pol=$(printf 'q"b\\n\nt\te\001\037\x7f\303\251')
+par=$(printf 'a="x\\y" b=line1\nline2\tc=\r\b\f/ \\u0041')
+"$saakm" convert "$FIXTURE" -p "$pol" -i 1 -P "$par" -o "$tmp/esc.rec" >/dev/null 2>&1 &&
+	"$saakm" trace-json "$tmp/esc.rec" -o - 2>/dev/null | POL=$pol PAR=$par python3 -c '
+import json, os, sys
+d = json.load(sys.stdin.buffer)
+o = d["otherData"]
+for key, var in (("policy", b"POL"), ("params", b"PAR")):
+	want = os.environb[var].decode("utf-8")
+	assert o[key] == want, (key, o[key], want)
+assert len(d["traceEvents"]) > 20
+' && ok 'trace-json: names with ", \, newline, tab and control characters round-trip through valid JSON' ||
+	not_ok 'trace-json: names with ", \, newline, tab and control characters round-trip through valid JSON'
 done_testing

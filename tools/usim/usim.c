@@ -6,7 +6,7 @@
  *
  * What must behave exactly like the kernel, because replay compares the
  * policy's decisions with a recording, follows the class core line by line
- * (build/linux/kernel/sched/saakm_policy.c, saakm_lib.c):
+ * (kernel/src/kernel/sched/saakm/saakm_policy.c, saakm_lib.c):
  * saakm_change_state() (the transition table SAAKM_TRANSITIONS of
  * <linux/saakm_replay.h>, the callback restrictions of saakm_in_context(),
  * the wrong-cpu check), saakm_running_ns(), saakm_exec_ns(),
@@ -27,7 +27,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "saakm_rq.h"		/* the kernel's, build/linux/kernel/sched */
+#include "saakm_rq.h"		/* the kernel's, kernel/src/kernel/sched/saakm */
 #include "usim.h"
 
 /* The class's per-policy, per-CPU bookkeeping that the API depends on. */
@@ -1064,7 +1064,7 @@ void usim_set_on_cpu(struct task_struct *p, int on_cpu)
 		p->usim_flags &= ~USIM_TF_ON_CPU;
 }
 
-/* Runqueues: the kernel's own code, build/linux/kernel/sched/saakm_rq.c. */
+/* Runqueues: the kernel's own code, kernel/src/kernel/sched/saakm/saakm_rq.c. */
 
 static bool is_ready(int state)
 {

@@ -16,9 +16,9 @@
  *
  * This header is self-contained on purpose: it needs neither the shim
  * headers nor the kernel's, so a driver translation unit can include the
- * uapi headers (build/uapi/linux/saakm.h, saakm_replay.h) next to it.
+ * uapi headers (kernel/src/include/uapi/linux/saakm.h, saakm_replay.h) next to it.
  * States and events are plain ints: the positions in SAAKM_STATES() and
- * SAAKM_EVENTS() of build/uapi/linux/saakm.h.
+ * SAAKM_EVENTS() of kernel/src/include/uapi/linux/saakm.h.
  *
  * One world per process: policy globals (module parameters, static data)
  * are not reset between usim_unload() and the next usim_load(), unlike a

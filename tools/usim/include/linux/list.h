@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * usim shim <linux/list.h>: part of the SaaKM policy subset. The kernel tree's
- * own user-space port (build/linux/tools/include/linux/list.h) does the work;
+ * own user-space port (the kernel's tools/include/linux/list.h) does the work;
  * this wrapper only marks it as reached from the subset, so that the guard
  * headers of non-subset files it pulls in let it through (see usim/kapi.h).
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * usim shim <linux/saakm.h>: the SaaKM policy API in user space. This is
- * the kernel's own header (build/linux/include/linux/saakm.h), included
+ * the kernel's own header (kernel/src/include/linux/saakm.h), included
  * as is, so struct saakm_ops and every prototype are the kernel's; the
  * functions it declares are implemented by libusim (tools/usim/usim.c).
  * Like in the kernel, it also brings the rest of the policy subset:
@@ -34,7 +34,7 @@
  */
 #define DECLARE_STATIC_KEY_FALSE(name)	extern const int name
 #define static_branch_unlikely(key)	(*(key))
-#include "../../../../build/linux/include/linux/saakm.h"
+#include "../../../../kernel/src/include/linux/saakm.h"
 #undef static_branch_unlikely
 #undef DECLARE_STATIC_KEY_FALSE
 #ifdef __USIM_OUTER_saakm

@@ -6,8 +6,8 @@
  *
  * How the subset is enforced. The shim directory (tools/usim/include) comes
  * first on the include path, then a directory of generated guard headers
- * (one for every header of build/linux/tools/include that is not a shim),
- * then build/linux/tools/include itself. A guard header refuses to be
+ * (one for every header of the kernel's tools/include that is not a shim),
+ * then the kernel's tools/include itself. A guard header refuses to be
  * included unless __USIM_INNER is defined, which only the shims (and this
  * file) define around their own includes. So a policy can reach the kernel
  * tree's user-space headers only through the subset, and anything else

@@ -16,7 +16,7 @@
 #define __USIM_INNER 1
 #define __USIM_OUTER_sched_saakm
 #endif
-#include "../../../../../build/linux/include/linux/sched/saakm.h"
+#include "../../../../../kernel/src/include/linux/sched/saakm.h"
 #ifdef __USIM_OUTER_sched_saakm
 #undef __USIM_OUTER_sched_saakm
 #undef __USIM_INNER

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SaaKM runqueues: FIFO, ordered list and rbtree (enum saakm_rq_kind).
+ *
+ * saakm_change_state() (saakm_policy.c) is the only caller of
+ * saakm_rq_insert() and saakm_rq_remove(), so a task is in a runqueue
+ * exactly while it is READY. The callers hold the lock that protects the
+ * runqueue.
+ *
+ * This file needs only <linux/saakm.h> and the list and rbtree code: libusim
+ * (tools/usim) compiles it as it is, so policies tested and replayed on the
+ * host see the kernel's runqueues, not a copy of them.
+ */
+#include <linux/saakm.h>
+#include "saakm_rq.h"
+
+/* Insert @p in @rq: the caller holds the lock that protects @rq. */
+void saakm_rq_insert(struct saakm_rq *rq, struct task_struct *p)
+{
+	struct rb_node **link = &rq->root.rb_root.rb_node, *parent = NULL;
+	struct task_struct *q;
+	bool leftmost = true;
+
+	switch (rq->kind) {
+	case SAAKM_RQ_FIFO:
+		list_add_tail(&p->saakm.node, &rq->list);
+		break;
+	case SAAKM_RQ_LIST:
+		/* Before the first task @p must run ahead of: FIFO among equals. */
+		list_for_each_entry(q, &rq->list, saakm.node)
+			if (rq->less(p, q))
+				break;
+		list_add_tail(&p->saakm.node, &q->saakm.node);
+		break;
+	case SAAKM_RQ_RBTREE:
+		while (*link) {
+			parent = *link;
+			q = rb_entry(parent, struct task_struct, saakm.rb);
+			if (rq->less(p, q)) {
+				link = &parent->rb_left;
+			} else {
+				link = &parent->rb_right;
+				leftmost = false;
+			}
+		}
+		rb_link_node(&p->saakm.rb, parent, link);
+		rb_insert_color_cached(&p->saakm.rb, &rq->root, leftmost);
+		break;
+	}
+	p->saakm.queue = rq;
+	WRITE_ONCE(rq->nr, rq->nr + 1);
+}
+
+/* Take @p off the runqueue it is in. */
+void saakm_rq_remove(struct task_struct *p)
+{
+	struct saakm_rq *rq = p->saakm.queue;
+
+	if (rq->kind == SAAKM_RQ_RBTREE) {
+		rb_erase_cached(&p->saakm.rb, &rq->root);
+		RB_CLEAR_NODE(&p->saakm.rb);
+	} else {
+		list_del_init(&p->saakm.node);
+	}
+	p->saakm.queue = NULL;
+	WRITE_ONCE(rq->nr, rq->nr - 1);
+}
+
+/**
+ * saakm_rq_init - initialize a policy runqueue
+ * @rq: the runqueue
+ * @kind: %SAAKM_RQ_FIFO, %SAAKM_RQ_LIST or %SAAKM_RQ_RBTREE
+ * @less: order of @kind LIST and RBTREE (tasks that compare equal keep their
+ *	arrival order); ignored for FIFO
+ * @cpu: the CPU the runqueue serves, or -1 for a runqueue shared by CPUs
+ */
+void saakm_rq_init(struct saakm_rq *rq, enum saakm_rq_kind kind,
+		   saakm_less_fn less, int cpu)
+{
+	rq->kind = kind;
+	rq->less = less;
+	rq->nr = 0;
+	rq->cpu = cpu;
+	INIT_LIST_HEAD(&rq->list);
+	rq->root = RB_ROOT_CACHED;
+	WARN_ON_ONCE(kind != SAAKM_RQ_FIFO && !less);
+}
+EXPORT_SYMBOL_GPL(saakm_rq_init);
+
+/**
+ * saakm_rq_first - the task at the head of a runqueue
+ * @rq: the runqueue, locked
+ *
+ * Return: the first task (oldest for FIFO, smallest for ordered runqueues),
+ * or NULL if @rq is empty. The task stays queued.
+ */
+struct task_struct *saakm_rq_first(struct saakm_rq *rq)
+{
+	struct rb_node *node;
+
+	if (rq->kind != SAAKM_RQ_RBTREE)
+		return list_first_entry_or_null(&rq->list, struct task_struct,
+						saakm.node);
+	node = rb_first_cached(&rq->root);
+	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
+}
+EXPORT_SYMBOL_GPL(saakm_rq_first);
+
+/**
+ * saakm_rq_next - the task after @p in a runqueue
+ * @rq: the runqueue, locked
+ * @p: a task queued in @rq
+ *
+ * Return: the next task in order, or NULL after the last one.
+ */
+struct task_struct *saakm_rq_next(struct saakm_rq *rq, struct task_struct *p)
+{
+	struct rb_node *node;
+
+	if (rq->kind != SAAKM_RQ_RBTREE) {
+		if (list_is_last(&p->saakm.node, &rq->list))
+			return NULL;
+		return list_next_entry(p, saakm.node);
+	}
+	node = rb_next(&p->saakm.rb);
+	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
+}
+EXPORT_SYMBOL_GPL(saakm_rq_next);
