@@ -77,7 +77,7 @@ static void sj_queue_on(struct task_struct *p, int cpu, enum saakm_task_state st
 static void sj_unqueue(struct task_struct *p, enum saakm_task_state state, int cpu)
 {
 	if (saakm_task_state(p) == SAAKM_READY || saakm_task_state(p) == SAAKM_READY_TICK)
-		sj_cpu(p->saakm.cpu)->nr_queued--;	/* where sj_queue_on() counted it */
+		sj_cpu(saakm_task_cpu(p))->nr_queued--;	/* where sj_queue_on() counted it */
 	saakm_change_state(p, state, cpu, NULL);
 }
 

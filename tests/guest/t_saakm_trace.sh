@@ -15,7 +15,7 @@
 saakm=$SAAKM_ROOT/build/tools/saakm
 ko=$SAAKM_ROOT/policies/fifo/saakm_fifo.ko
 # the kernel's uapi header, as copied for the tools by make tools
-hdr=$SAAKM_ROOT/build/uapi/linux/saakm.h
+hdr=$SAAKM_ROOT/kernel/src/include/uapi/linux/saakm.h
 tr=/sys/kernel/tracing
 limit=$((60 * ${SAAKM_TIMEOUT_SCALE:-1}))
 tmp=$(mktemp -d)

@@ -32,7 +32,7 @@ static void sample(int cpu, int ms, int *log)
 
 	for (i = 0; i < ms; i++) {
 		log[i] = uc_curr(cpu);
-		EXPECT(uc_advance(MS) == 0);
+		EXPECT_EQ(uc_advance(MS), 0);
 	}
 }
 
@@ -42,8 +42,8 @@ static void run_until(int cpu, int pid)
 	int i;
 
 	for (i = 0; i < 1000 && uc_curr(cpu) != pid; i++)
-		EXPECT(uc_advance(MS) == 0);
-	EXPECT(uc_curr(cpu) == pid);
+		EXPECT_EQ(uc_advance(MS), 0);
+	EXPECT_EQ(uc_curr(cpu), pid);
 }
 
 /* The longest run of @pid in @log, in ms. */
@@ -69,14 +69,15 @@ static void t_eligibility(void)
 	int err;
 
 	START(.nr_cpus = 1, .params = "run_to_parity=N");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_setattr(1, 0, 100 * MS, &err) == 0 && err == 0);
-	EXPECT(uc_advance(8 * MS) == 0);	/* A's request is now 100 ms */
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);	/* B: at V, half a slice: preempts */
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_advance(4 * MS) == 0);	/* B ran 4 ms: ineligible */
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_runtime(2) == 4 * MS);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_setattr(1, 0, 100 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_advance(8 * MS), 0);	/* A's request is now 100 ms */
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);	/* B: at V, half a slice: preempts */
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_advance(4 * MS), 0);	/* B ran 4 ms: ineligible */
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_runtime(2), 4 * MS);
 }
 
 /*
@@ -88,19 +89,22 @@ static void t_deadline_order(void)
 	int order[4], i;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(9, 0, 0, 0) == 0);	/* the holder */
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, -5) == 0);
-	EXPECT(uc_fork(3, 0, 0, 5) == 0);
-	EXPECT(uc_fork(4, 0, 0, -10) == 0);
-	EXPECT(uc_curr(0) == 9);		/* protected, eligible: no preemption */
-	EXPECT(uc_block(9) == 0);
+	EXPECT_EQ(uc_fork(9, 0, 0, 0), 0);	/* the holder */
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, -5), 0);
+	EXPECT_EQ(uc_fork(3, 0, 0, 5), 0);
+	EXPECT_EQ(uc_fork(4, 0, 0, -10), 0);
+	EXPECT_EQ(uc_curr(0), 9);		/* protected, eligible: no preemption */
+	EXPECT_EQ(uc_block(9), 0);
 	for (i = 0; i < 4; i++) {
 		order[i] = uc_curr(0);
-		EXPECT(uc_block(order[i]) == 0);
+		EXPECT_EQ(uc_block(order[i]), 0);
 	}
 	printf("#   order: %d %d %d %d\n", order[0], order[1], order[2], order[3]);
-	EXPECT(order[0] == 4 && order[1] == 2 && order[2] == 1 && order[3] == 3);
+	EXPECT_EQ(order[0], 4);
+	EXPECT_EQ(order[1], 2);
+	EXPECT_EQ(order[2], 1);
+	EXPECT_EQ(order[3], 3);
 }
 
 /*
@@ -114,37 +118,40 @@ static void t_lag_sleep(void)
 	int log[40], i, b = 0, err;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);	/* A ran a tick: B owed 2 ms */
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);		/* B sleeps owed */
-	EXPECT(uc_advance(200 * MS) == 0);	/* A alone: V moves 200 ms */
-	EXPECT(uc_wake(2) == 0);
-	EXPECT(uc_curr(0) == 2);		/* owed: preempts at once */
-	EXPECT(uc_kick_stats()->preempted == 1);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(4 * MS), 0);	/* A ran a tick: B owed 2 ms */
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_block(2), 0);		/* B sleeps owed */
+	EXPECT_EQ(uc_advance(200 * MS), 0);	/* A alone: V moves 200 ms */
+	EXPECT_EQ(uc_wake(2), 0);
+	EXPECT_EQ(uc_curr(0), 2);		/* owed: preempts at once */
+	EXPECT_EQ(uc_kick_stats()->preempted, 1);
 	sample(0, 40, log);
 	for (i = 0; i < 40; i++)
 		b += log[i] == 2;
 	printf("#   owed sleeper: %d of the next 40 ms\n", b);
-	EXPECT(b >= 20 && b <= 28);		/* its lag back, not 200 ms */
+	EXPECT_GE(b, 20);
+	EXPECT_LE(b, 28);		/* its lag back, not 200 ms */
 
 	/* With a 20 ms request, B runs 12 ms past A and sleeps in debt. */
-	EXPECT(uc_setattr(2, 0, 20 * MS, &err) == 0 && err == 0);
+	EXPECT_EQ(uc_setattr(2, 0, 20 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
 	run_until(0, 1);
 	run_until(0, 2);			/* a stretch of B's 20 ms request */
-	EXPECT(uc_advance(12 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_advance(200 * MS) == 0);
-	EXPECT(uc_wake(2) == 0);
-	EXPECT(uc_curr(0) == 1);		/* in debt: waits */
-	EXPECT(uc_kick_stats()->preempted == 1);
+	EXPECT_EQ(uc_advance(12 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_block(2), 0);
+	EXPECT_EQ(uc_advance(200 * MS), 0);
+	EXPECT_EQ(uc_wake(2), 0);
+	EXPECT_EQ(uc_curr(0), 1);		/* in debt: waits */
+	EXPECT_EQ(uc_kick_stats()->preempted, 1);
 	sample(0, 40, log);
 	for (i = 0; i < 40 && log[i] != 2; i++)
 		;
 	printf("#   sleeper in debt: first runs %d ms after its wakeup\n", i);
-	EXPECT(i >= 10 && i <= 16);		/* A catches up twice the lag first */
+	EXPECT_GE(i, 10);
+	EXPECT_LE(i, 16);		/* A catches up twice the lag first */
 }
 
 /*
@@ -159,30 +166,35 @@ static void t_wakeup_kick(void)
 
 	START(.nr_cpus = 1);
 	k = uc_kick_stats();
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);	/* A ran a tick, B runs */
-	EXPECT(uc_advance(1 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);		/* B owed 1.5 ms */
-	EXPECT(uc_advance(10 * MS) == 0);
-	EXPECT(k->preempt_kicks == 0);
-	EXPECT(uc_wake(2) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(4 * MS), 0);	/* A ran a tick, B runs */
+	EXPECT_EQ(uc_advance(1 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_block(2), 0);		/* B owed 1.5 ms */
+	EXPECT_EQ(uc_advance(10 * MS), 0);
+	EXPECT_EQ(k->preempt_kicks, 0);
+	EXPECT_EQ(uc_wake(2), 0);
 	printf("#   kicks %llu preempt %llu calls %llu preempted %llu\n",
 	       k->kicks, k->preempt_kicks, k->preempt_calls, k->preempted);
-	EXPECT(k->preempt_kicks == 1 && k->preempt_calls == 1 && k->preempted == 1);
-	EXPECT(uc_calls(SAAKM_EV_PREEMPT) == 1);
-	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+	EXPECT_EQ(k->preempt_kicks, 1);
+	EXPECT_EQ(k->preempt_calls, 1);
+	EXPECT_EQ(k->preempted, 1);
+	EXPECT_EQ(uc_calls(SAAKM_EV_PREEMPT), 1);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_state(1), SAAKM_READY);
 	/* A, with a 20 ms request, sleeps 12 ms into it, in debt. */
-	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	EXPECT_EQ(uc_setattr(1, 0, 20 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
 	run_until(0, 2);
 	run_until(0, 1);
-	EXPECT(uc_advance(12 * MS) == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_block(1) == 0);
-	EXPECT(uc_advance(10 * MS) == 0);
-	EXPECT(uc_wake(1) == 0);
-	EXPECT(uc_curr(0) == 2 && k->preempt_kicks == 1);
+	EXPECT_EQ(uc_advance(12 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_block(1), 0);
+	EXPECT_EQ(uc_advance(10 * MS), 0);
+	EXPECT_EQ(uc_wake(1), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(k->preempt_kicks, 1);
 }
 
 /* Weights: nice 0 and nice 5 hogs on one CPU for 10 s share 1024:335. */
@@ -191,9 +203,9 @@ static void t_weights(void)
 	double ratio;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 5) == 0);
-	EXPECT(uc_advance(10000 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 5), 0);
+	EXPECT_EQ(uc_advance(10000 * MS), 0);
 	ratio = (double)uc_runtime(1) / (double)uc_runtime(2);
 	printf("#   nice 0: %llu ms, nice 5: %llu ms, ratio %.3f (1024/335 = 3.057)\n",
 	       uc_runtime(1) / MS, uc_runtime(2) / MS, ratio);
@@ -212,23 +224,23 @@ static void t_renice(void)
 	double ratio;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(1002 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(1002 * MS), 0);
 	r = uc_curr(0);				/* renice the running one to 5 */
-	EXPECT(uc_set_nice(r, 5) == 0);
+	EXPECT_EQ(uc_set_nice(r, 5), 0);
 	a0 = uc_runtime(3 - r);
 	b0 = uc_runtime(r);
-	EXPECT(uc_advance(10000 * MS) == 0);
+	EXPECT_EQ(uc_advance(10000 * MS), 0);
 	ratio = (double)(uc_runtime(3 - r) - a0) / (double)(uc_runtime(r) - b0);
 	printf("#   after renicing the running task to 5: ratio %.3f\n", ratio);
 	EXPECT(ratio > 3.057 * 0.95 && ratio < 3.057 * 1.05);
 	w = 3 - uc_curr(0);			/* then the waiting one, to match */
-	EXPECT(uc_state(w) == SAAKM_READY);
-	EXPECT(uc_set_nice(w, w == r ? 0 : 5) == 0);
+	EXPECT_EQ(uc_state(w), SAAKM_READY);
+	EXPECT_EQ(uc_set_nice(w, w == r ? 0 : 5), 0);
 	a0 = uc_runtime(1);
 	b0 = uc_runtime(2);
-	EXPECT(uc_advance(2000 * MS) == 0);
+	EXPECT_EQ(uc_advance(2000 * MS), 0);
 	ratio = (double)(uc_runtime(1) - a0) / (double)(uc_runtime(2) - b0);
 	printf("#   after renicing the waiting one: ratio %.3f\n", ratio);
 	EXPECT(ratio > 0.95 && ratio < 1.05);
@@ -240,26 +252,31 @@ static void t_runtime_slice(void)
 	int log[400], err, a, b;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
 	sample(0, 100, log);
 	a = longest_run(log, 100, 1);
 	printf("#   default slices: longest runs %d and %d ms\n", a, longest_run(log, 100, 2));
-	EXPECT(a <= 8);
-	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
-	EXPECT(uc_advance(100 * MS) == 0);
+	EXPECT_LE(a, 8);
+	EXPECT_EQ(uc_setattr(1, 0, 20 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_advance(100 * MS), 0);
 	sample(0, 200, log);
 	a = longest_run(log, 200, 1);
 	b = longest_run(log, 200, 2);
 	printf("#   A with 20 ms: longest runs %d (A) and %d (B) ms\n", a, b);
-	EXPECT(a >= 20 && a <= 24);
-	EXPECT(uc_setattr(1, 0, 1000 * MS, &err) == 0 && err == 0);
-	EXPECT(uc_advance(300 * MS) == 0);
+	EXPECT_GE(a, 20);
+	EXPECT_LE(a, 24);
+	EXPECT_EQ(uc_setattr(1, 0, 1000 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_advance(300 * MS), 0);
 	sample(0, 400, log);
 	a = longest_run(log, 400, 1);
 	printf("#   A with 1 s (clamped to 100 ms): longest run %d ms\n", a);
-	EXPECT(a >= 100 && a <= 104);
-	EXPECT(uc_runtime(1) > 300 * MS && uc_runtime(2) > 300 * MS);
+	EXPECT_GE(a, 100);
+	EXPECT_LE(a, 104);
+	EXPECT_GT(uc_runtime(1), 300 * MS);
+	EXPECT_GT(uc_runtime(2), 300 * MS);
 }
 
 /*
@@ -273,16 +290,18 @@ static void t_fork_slice(void)
 	int log[200], err, a;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
-	EXPECT(uc_fork_from(1, 2) == 0);
-	EXPECT(uc_exit(1) == 0);
-	EXPECT(uc_fork(3, 0, 0, 0) == 0);
-	EXPECT(uc_advance(100 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_setattr(1, 0, 20 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_fork_from(1, 2), 0);
+	EXPECT_EQ(uc_exit(1), 0);
+	EXPECT_EQ(uc_fork(3, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(100 * MS), 0);
 	sample(0, 200, log);
 	a = longest_run(log, 200, 2);
 	printf("#   child of a 20 ms parent: longest run %d ms (its own base slice: <= 8)\n", a);
-	EXPECT(a >= 20 && a <= 24);
+	EXPECT_GE(a, 20);
+	EXPECT_LE(a, 24);
 }
 
 /*
@@ -295,12 +314,12 @@ static void t_fork_slice(void)
 static void parity(const char *params, int expect_curr)
 {
 	START(.nr_cpus = 1, .params = params);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, -5) == 0);
-	EXPECT(uc_curr(0) == expect_curr);
-	EXPECT(uc_kick_stats()->preempted == (expect_curr == 2));
-	EXPECT(uc_advance(4 * MS) == 0);	/* the tick ends the request */
-	EXPECT(uc_curr(0) == 3 - expect_curr);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, -5), 0);
+	EXPECT_EQ(uc_curr(0), expect_curr);
+	EXPECT_EQ(uc_kick_stats()->preempted, (expect_curr == 2));
+	EXPECT_EQ(uc_advance(4 * MS), 0);	/* the tick ends the request */
+	EXPECT_EQ(uc_curr(0), 3 - expect_curr);
 }
 
 static void t_parity_on(void)
@@ -319,33 +338,35 @@ static void t_preempt_short(void)
 	int err;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
-	EXPECT(uc_setattr(2, 0, 100 * US, &err) == 0 && err == 0);
-	EXPECT(uc_block(1) == 0);
-	EXPECT(uc_advance(8 * MS) == 0);
-	EXPECT(uc_wake(1) == 0);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_wake(2) == 0);		/* as in t_parity_on, but shorter */
-	EXPECT(uc_curr(0) == 2);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_setattr(1, 0, 20 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_setattr(2, 0, 100 * US, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_block(1), 0);
+	EXPECT_EQ(uc_advance(8 * MS), 0);
+	EXPECT_EQ(uc_wake(1), 0);
+	EXPECT_EQ(uc_block(2), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_wake(2), 0);		/* as in t_parity_on, but shorter */
+	EXPECT_EQ(uc_curr(0), 2);
 }
 
 /* yield: an eligible task gives up its request; alone it keeps running. */
 static void t_yield(void)
 {
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_yield(1) == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_yield(1) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_state(1) == SAAKM_READY);
-	EXPECT(uc_yield(2) == 0);		/* 2 is ahead now: 1 runs */
-	EXPECT(uc_curr(0) == 1);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_yield(1), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_yield(1), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_state(1), SAAKM_READY);
+	EXPECT_EQ(uc_yield(2), 0);		/* 2 is ahead now: 1 runs */
+	EXPECT_EQ(uc_curr(0), 1);
 }
 
 /* An idle CPU pulls from the heaviest one, up to an even split of weight. */
@@ -355,14 +376,14 @@ static void t_newly_idle(void)
 
 	START(.nr_cpus = 2, .params = "balance_ms=0");
 	for (pid = 1; pid <= 5; pid++)
-		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);	/* all on cpu 0 */
+		EXPECT_EQ(uc_fork(pid, 0, 0x1, 0), 0);	/* all on cpu 0 */
 	for (pid = 1; pid <= 5; pid++)
-		EXPECT(uc_set_affinity(pid, 0x3) == 0);
-	EXPECT(uc_fork(6, 1, 0x2, 0) == 0);	/* cpu 1, then it sleeps */
-	EXPECT(uc_block(6) == 0);		/* newly idle: pulls 2 of 4 waiting */
-	EXPECT(uc_nr_ready(0) + (uc_curr(0) >= 0) == 3);
-	EXPECT(uc_nr_ready(1) + (uc_curr(1) >= 0) == 2);
-	EXPECT(uc_calls(SAAKM_EV_BALANCE_PICK) >= 2);
+		EXPECT_EQ(uc_set_affinity(pid, 0x3), 0);
+	EXPECT_EQ(uc_fork(6, 1, 0x2, 0), 0);	/* cpu 1, then it sleeps */
+	EXPECT_EQ(uc_block(6), 0);		/* newly idle: pulls 2 of 4 waiting */
+	EXPECT_EQ(uc_nr_ready(0) + (uc_curr(0) >= 0), 3);
+	EXPECT_EQ(uc_nr_ready(1) + (uc_curr(1) >= 0), 2);
+	EXPECT_GE(uc_calls(SAAKM_EV_BALANCE_PICK), 2);
 }
 
 /*
@@ -376,26 +397,29 @@ static void t_move_keeps_deadline(void)
 	int log[80], err, i, a = 0;
 
 	START(.nr_cpus = 2, .params = "balance_ms=0");
-	EXPECT(uc_fork(3, 1, 0x2, 0) == 0);	/* C alone on cpu 1 */
-	EXPECT(uc_fork(1, 0, 0x1, 0) == 0);	/* A and B on cpu 0 */
-	EXPECT(uc_fork(2, 0, 0x1, 0) == 0);
-	EXPECT(uc_setattr(1, 0, 20 * MS, &err) == 0 && err == 0);
+	EXPECT_EQ(uc_fork(3, 1, 0x2, 0), 0);	/* C alone on cpu 1 */
+	EXPECT_EQ(uc_fork(1, 0, 0x1, 0), 0);	/* A and B on cpu 0 */
+	EXPECT_EQ(uc_fork(2, 0, 0x1, 0), 0);
+	EXPECT_EQ(uc_setattr(1, 0, 20 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
 	run_until(0, 2);
 	run_until(0, 1);
 	run_until(0, 2);			/* A's request just ended */
-	EXPECT(uc_block(2) == 0);		/* B sleeps owed; A starts a request */
-	EXPECT(uc_advance(8 * MS) == 0);
-	EXPECT(uc_wake(2) == 0);		/* shorter request: cuts in */
-	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
-	EXPECT(uc_set_affinity(1, 0x2) == 0);	/* A moves to cpu 1, 12 ms left */
-	EXPECT(uc_cpu_of(1) == 1);
+	EXPECT_EQ(uc_block(2), 0);		/* B sleeps owed; A starts a request */
+	EXPECT_EQ(uc_advance(8 * MS), 0);
+	EXPECT_EQ(uc_wake(2), 0);		/* shorter request: cuts in */
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_state(1), SAAKM_READY);
+	EXPECT_EQ(uc_set_affinity(1, 0x2), 0);	/* A moves to cpu 1, 12 ms left */
+	EXPECT_EQ(uc_cpu_of(1), 1);
 	sample(1, 80, log);
 	for (i = 0; i < 80 && log[i] != 1; i++)
 		;
 	for (; i < 80 && log[i] == 1; i++)
 		a++;
 	printf("#   A's first run on cpu 1: %d ms\n", a);
-	EXPECT(a >= 12 && a <= 16);
+	EXPECT_GE(a, 12);
+	EXPECT_LE(a, 16);
 }
 
 /* Three hogs on two CPUs: periodic balancing rotates them, about 2/3 each. */
@@ -406,16 +430,17 @@ static void t_three_on_two(void)
 
 	START(.nr_cpus = 2);
 	for (pid = 1; pid <= 3; pid++)
-		EXPECT(uc_fork(pid, 0, 0, 0) == 0);
-	EXPECT(uc_advance(20000 * MS) == 0);
+		EXPECT_EQ(uc_fork(pid, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(20000 * MS), 0);
 	total = uc_runtime(1) + uc_runtime(2) + uc_runtime(3);
 	printf("#   shares of a CPU: %.1f%% %.1f%% %.1f%% (total %llu ms)\n",
 	       uc_runtime(1) * 100.0 / (20000 * MS), uc_runtime(2) * 100.0 / (20000 * MS),
 	       uc_runtime(3) * 100.0 / (20000 * MS), total / MS);
-	for (pid = 1; pid <= 3; pid++)
-		EXPECT(uc_runtime(pid) > 20000 * MS * 567 / 1000 &&
-		       uc_runtime(pid) < 20000 * MS * 767 / 1000);
-	EXPECT(total >= 2 * 20000 * MS * 99 / 100);
+	for (pid = 1; pid <= 3; pid++) {
+		EXPECT_GT(uc_runtime(pid), 20000 * MS * 567 / 1000);
+		EXPECT_LT(uc_runtime(pid), 20000 * MS * 767 / 1000);
+	}
+	EXPECT_GE(total, 2 * 20000 * MS * 99 / 100);
 }
 
 /*
@@ -442,7 +467,7 @@ static void mixed(int lo, int hi, const char *params, unsigned long long stall_m
 	printf("#   nice %d..%d%s%s, %d s: %d of %d below half their fair share, the worst got %.0f%%\n",
 	       lo, hi, params ? ", " : "", params ? params : "", secs, ml->starved, ml->n,
 	       ml->worst * 100);
-	EXPECT(uc_unload() == 0);
+	EXPECT_EQ(uc_unload(), 0);
 }
 
 static void t_mixed_load(void)
@@ -450,7 +475,7 @@ static void t_mixed_load(void)
 	struct mixed_load ml;
 
 	mixed(-10, 10, NULL, 5000, 30, &ml);
-	EXPECT(ml.starved == 0);
+	EXPECT_EQ(ml.starved, 0);
 }
 
 static void t_mixed_load_wide(void)
@@ -474,7 +499,7 @@ static void t_mixed_load_busy_guard(void)
 	struct mixed_load ml;
 
 	mixed(-10, 10, "starve_ms=1000", 5000, 30, &ml);
-	EXPECT(ml.starved == 0);
+	EXPECT_EQ(ml.starved, 0);
 }
 
 /* Why the guard: without it the lightest tasks wait past any watchdog. */
@@ -490,49 +515,56 @@ static void t_mixed_load_unguarded(void)
 static void t_nohz_kick(void)
 {
 	START(.nr_cpus = 2, .params = "balance_ms=0");
-	EXPECT(uc_fork(1, 0, 0x1, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0x1, 0) == 0);	/* both wait on cpu 0 */
-	EXPECT(uc_set_affinity(2, 0x3) == 0);	/* could run on idle cpu 1 */
-	EXPECT(uc_curr(1) == -1);
-	EXPECT(uc_advance(8 * MS) == 0);	/* the tick that leaves 2 waiting kicks cpu 1 */
-	EXPECT(uc_kick_stats()->idle_kicks >= 1);
-	EXPECT(uc_curr(1) >= 0 && uc_curr(0) >= 0);
+	EXPECT_EQ(uc_fork(1, 0, 0x1, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0x1, 0), 0);	/* both wait on cpu 0 */
+	EXPECT_EQ(uc_set_affinity(2, 0x3), 0);	/* could run on idle cpu 1 */
+	EXPECT_EQ(uc_curr(1), -1);
+	EXPECT_EQ(uc_advance(8 * MS), 0);	/* the tick that leaves 2 waiting kicks cpu 1 */
+	EXPECT_GE(uc_kick_stats()->idle_kicks, 1);
+	EXPECT_GE(uc_curr(1), 0);
+	EXPECT_GE(uc_curr(0), 0);
 }
 
 /* The guard: a nice 19 task next to nice -20 runs within starve_ms. */
 static void t_starvation_guard(void)
 {
 	START(.nr_cpus = 1, .params = "starve_ms=100", .stall_ns = 200 * MS);
-	EXPECT(uc_fork(1, 0, 0, -20) == 0);
-	EXPECT(uc_fork(2, 0, 0, 19) == 0);
-	EXPECT(uc_advance(2000 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, -20), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 19), 0);
+	EXPECT_EQ(uc_advance(2000 * MS), 0);
 	printf("#   nice -20: %llu ms, nice 19: %llu ms\n", uc_runtime(1) / MS, uc_runtime(2) / MS);
-	EXPECT(uc_runtime(2) >= 12 * MS && uc_runtime(2) <= 120 * MS);
+	EXPECT_GE(uc_runtime(2), 12 * MS);
+	EXPECT_LE(uc_runtime(2), 120 * MS);
 }
 
 /* Attributes and parameters: what fair.c refuses is refused, not clamped. */
 static void t_bad_input(void)
 {
 	struct uc_opts o = { .nr_cpus = 1, .params = "base_slice_us=5", .quiet = 1 };
-	char buf[32];
+	char buf[32] = "";	/* compared even if a read fails */
 	int err;
 
-	EXPECT(uc_start(&o) == -EINVAL);
+	EXPECT_EQ(uc_start(&o), -EINVAL);
 	uc_clear_failure();
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_setattr(1, 20, 0, &err) == 0 && err == -EINVAL);
-	EXPECT(uc_setattr(1, -3, 5 * MS, &err) == 0 && err == 0);
-	EXPECT(usim_param_write("base_slice_us", "99") == -EINVAL);
-	EXPECT(usim_param_write("base_slice_us", "100001") == -EINVAL);
-	EXPECT(usim_param_write("base_slice_us", "3000") == 0);
-	EXPECT(usim_param_read("base_slice_us", buf, sizeof(buf)) == 0 && !strcmp(buf, "3000"));
-	EXPECT(usim_param_write("starve_ms", "5") == -EINVAL);
-	EXPECT(usim_param_write("starve_ms", "0") == 0);
-	EXPECT(usim_param_write("balance_ms", "1001") == -EINVAL);
-	EXPECT(usim_param_write("run_to_parity", "maybe") == -EINVAL);
-	EXPECT(uc_setattr_blob(1, 0, 0, "x", 1, &err) == 0 && err == -EINVAL);
-	EXPECT(uc_setattr_blob(1, 0, 0, NULL, 0, &err) == 0 && err == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_setattr(1, 20, 0, &err), 0);
+	EXPECT_EQ(err, -EINVAL);
+	EXPECT_EQ(uc_setattr(1, -3, 5 * MS, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(usim_param_write("base_slice_us", "99"), -EINVAL);
+	EXPECT_EQ(usim_param_write("base_slice_us", "100001"), -EINVAL);
+	EXPECT_EQ(usim_param_write("base_slice_us", "3000"), 0);
+	EXPECT_EQ(usim_param_read("base_slice_us", buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "3000");
+	EXPECT_EQ(usim_param_write("starve_ms", "5"), -EINVAL);
+	EXPECT_EQ(usim_param_write("starve_ms", "0"), 0);
+	EXPECT_EQ(usim_param_write("balance_ms", "1001"), -EINVAL);
+	EXPECT_EQ(usim_param_write("run_to_parity", "maybe"), -EINVAL);
+	EXPECT_EQ(uc_setattr_blob(1, 0, 0, "x", 1, &err), 0);
+	EXPECT_EQ(err, -EINVAL);
+	EXPECT_EQ(uc_setattr_blob(1, 0, 0, NULL, 0, &err), 0);
+	EXPECT_EQ(err, 0);
 	uc_clear_failure();
 }
 
@@ -543,13 +575,13 @@ static void t_unload(void)
 
 	START(.nr_cpus = 2);
 	for (pid = 1; pid <= 6; pid++)
-		EXPECT(uc_fork(pid, 0, 0, pid - 3) == 0);
-	EXPECT(uc_block(uc_curr(0)) == 0);
-	EXPECT(uc_exit(uc_curr(1)) == 0);
-	EXPECT(uc_advance(30 * MS) == 0);
-	EXPECT(uc_unload() == 0);
-	EXPECT(uc_calls(SAAKM_EV_TERMINATE) == 6);
-	EXPECT(usim_alloc_outstanding() == 0);
+		EXPECT_EQ(uc_fork(pid, 0, 0, pid - 3), 0);
+	EXPECT_EQ(uc_block(uc_curr(0)), 0);
+	EXPECT_EQ(uc_exit(uc_curr(1)), 0);
+	EXPECT_EQ(uc_advance(30 * MS), 0);
+	EXPECT_EQ(uc_unload(), 0);
+	EXPECT_EQ(uc_calls(SAAKM_EV_TERMINATE), 6);
+	EXPECT_EQ(usim_alloc_outstanding(), 0);
 }
 
 /* A task the class made RUNNING itself (joined while running), @ns ago. */
@@ -581,29 +613,29 @@ static void t_join_running(void)
 
 	usim_setup(1, NULL);
 	usim_set_quiet(1);
-	EXPECT(usim_load() == 0);
+	EXPECT_EQ(usim_load(), 0);
 	pol = usim_policy(NULL);
 	a = join_running(pol, 1, 4 * MS);
 	b = usim_task(2);
 	usim_call(pol, SAAKM_EV_NEW_PREPARE, 0, b, 0);
 	usim_call(pol, SAAKM_EV_NEW_PLACE, 0, b, 0);
 	usim_call(pol, SAAKM_EV_TICK, 0, a, 0);
-	EXPECT(usim_task_state(a) == SAAKM_READY_TICK);	/* adopted, 4 ms charged */
+	EXPECT_EQ(usim_task_state(a), SAAKM_READY_TICK);	/* adopted, 4 ms charged */
 	usim_force_state(a, SAAKM_READY);
-	EXPECT(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0) == 2);
+	EXPECT_EQ(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0), 2);
 	c = join_running(pol, 3, MS);			/* while b is parked */
 	usim_call(pol, SAAKM_EV_TICK, 0, c, 0);
-	EXPECT(usim_task_state(c) == SAAKM_READY_TICK);
+	EXPECT_EQ(usim_task_state(c), SAAKM_READY_TICK);
 	usim_force_state(c, SAAKM_READY);
-	EXPECT(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0) >= 0);	/* b parked */
+	EXPECT_GE(usim_call(pol, SAAKM_EV_SCHEDULE, 0, NULL, 0), 0);	/* b parked */
 	usim_call(pol, SAAKM_EV_TICK, 0, b, 0);		/* b comes back: waits */
-	EXPECT(usim_task_state(b) == SAAKM_READY_TICK);
+	EXPECT_EQ(usim_task_state(b), SAAKM_READY_TICK);
 	usim_force_state(b, SAAKM_READY);
 	usim_force_state(a, SAAKM_RUNNING);		/* core scheduling runs a */
 	usim_task_add_runtime(a, 4 * MS);
 	usim_call(pol, SAAKM_EV_TICK, 0, a, 0);
-	EXPECT(usim_task_state(a) == SAAKM_READY_TICK);
-	EXPECT(usim_error_count() == 0);
+	EXPECT_EQ(usim_task_state(a), SAAKM_READY_TICK);
+	EXPECT_EQ(usim_error_count(), 0);
 	usim_call(pol, SAAKM_EV_TERMINATE, 0, a, 0);
 	usim_call(pol, SAAKM_EV_TERMINATE, 0, b, 0);
 	usim_call(pol, SAAKM_EV_TERMINATE, 0, c, 0);
@@ -611,7 +643,8 @@ static void t_join_running(void)
 	usim_call(pol, SAAKM_EV_FREE_METADATA, 0, b, 0);
 	usim_call(pol, SAAKM_EV_FREE_METADATA, 0, c, 0);
 	usim_unload();
-	EXPECT(usim_error_count() == 0 && usim_alloc_outstanding() == 0);
+	EXPECT_EQ(usim_error_count(), 0);
+	EXPECT_EQ(usim_alloc_outstanding(), 0);
 }
 
 static double now_ns(void)

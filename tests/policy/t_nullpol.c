@@ -15,13 +15,13 @@
 static void t_register(void)
 {
 	START(.nr_cpus = 2, .params = "count=3");
-	EXPECT(usim_nr_policies() == 3);
-	EXPECT(!strcmp(usim_policy_name(usim_policy_nth(0)), "null0"));
-	EXPECT(!strcmp(usim_policy_name(usim_policy_nth(2)), "null2"));
-	EXPECT(usim_policy_id(usim_policy_nth(0)) < usim_policy_id(usim_policy_nth(1)));
-	EXPECT(usim_policy_id(usim_policy_nth(1)) < usim_policy_id(usim_policy_nth(2)));
-	EXPECT(uc_unload() == 0);
-	EXPECT(usim_nr_policies() == 0);
+	EXPECT_EQ(usim_nr_policies(), 3);
+	EXPECT_STREQ(usim_policy_name(usim_policy_nth(0)), "null0");
+	EXPECT_STREQ(usim_policy_name(usim_policy_nth(2)), "null2");
+	EXPECT_LT(usim_policy_id(usim_policy_nth(0)), usim_policy_id(usim_policy_nth(1)));
+	EXPECT_LT(usim_policy_id(usim_policy_nth(1)), usim_policy_id(usim_policy_nth(2)));
+	EXPECT_EQ(uc_unload(), 0);
+	EXPECT_EQ(usim_nr_policies(), 0);
 }
 
 /* count outside 1..16: module_init fails with -EINVAL, nothing registered. */
@@ -29,11 +29,11 @@ static void t_bad_count(void)
 {
 	struct uc_opts o = { .nr_cpus = 1, .params = "count=17", .quiet = 1 };
 
-	EXPECT(uc_start(&o) == -EINVAL);
-	EXPECT(usim_nr_policies() == 0);
+	EXPECT_EQ(uc_start(&o), -EINVAL);
+	EXPECT_EQ(usim_nr_policies(), 0);
 	uc_clear_failure();
 	o.params = "count=0";
-	EXPECT(uc_start(&o) == -EINVAL);
+	EXPECT_EQ(uc_start(&o), -EINVAL);
 	uc_clear_failure();
 }
 
@@ -44,19 +44,19 @@ static void t_precedence(void)
 	unsigned long long picks;
 
 	START(.nr_cpus = 1, .params = "count=2", .policy = "null1");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);		/* null1 */
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);		/* null1, waits */
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_fork_in("null0", 3, 0, 0, 0) == 0);	/* outranks null1 */
-	EXPECT(uc_curr(0) == 3);
-	EXPECT(uc_state(1) == SAAKM_RUNNING);		/* parked, still RUNNING */
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);		/* null1 */
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);		/* null1, waits */
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_fork_in("null0", 3, 0, 0, 0), 0);	/* outranks null1 */
+	EXPECT_EQ(uc_curr(0), 3);
+	EXPECT_EQ(uc_state(1), SAAKM_RUNNING);		/* parked, still RUNNING */
 	picks = uc_calls(SAAKM_EV_SCHEDULE);
-	EXPECT(uc_block(3) == 0);
-	EXPECT(uc_curr(0) == 1);			/* resumes before 2 */
-	EXPECT(uc_calls(SAAKM_EV_SCHEDULE) == picks);	/* without asking null1 */
-	EXPECT(uc_block(1) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_advance(10 * MS) == 0);
+	EXPECT_EQ(uc_block(3), 0);
+	EXPECT_EQ(uc_curr(0), 1);			/* resumes before 2 */
+	EXPECT_EQ(uc_calls(SAAKM_EV_SCHEDULE), picks);	/* without asking null1 */
+	EXPECT_EQ(uc_block(1), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_advance(10 * MS), 0);
 }
 
 /* No new_prepare/unblock_prepare: a task starts on its parent's CPU and
@@ -64,28 +64,28 @@ static void t_precedence(void)
 static void t_default_cpus(void)
 {
 	START(.nr_cpus = 4, .params = "count=1");
-	EXPECT(uc_fork(1, 2, 0, 0) == 0);
-	EXPECT(uc_cpu_of(1) == 2);
-	EXPECT(uc_block(1) == 0);
-	EXPECT(uc_wake(1) == 0);
-	EXPECT(uc_cpu_of(1) == 2);
-	EXPECT(uc_block(1) == 0);
-	EXPECT(uc_set_affinity(1, 0x3) == 0);	/* asleep: its CPU is now outside */
-	EXPECT(uc_wake(1) == 0);		/* the default answer, then the core's fallback */
-	EXPECT(uc_cpu_of(1) == 0);
-	EXPECT(uc_calls(SAAKM_EV_UNBLOCK_PREPARE) == 0);
+	EXPECT_EQ(uc_fork(1, 2, 0, 0), 0);
+	EXPECT_EQ(uc_cpu_of(1), 2);
+	EXPECT_EQ(uc_block(1), 0);
+	EXPECT_EQ(uc_wake(1), 0);
+	EXPECT_EQ(uc_cpu_of(1), 2);
+	EXPECT_EQ(uc_block(1), 0);
+	EXPECT_EQ(uc_set_affinity(1, 0x3), 0);	/* asleep: its CPU is now outside */
+	EXPECT_EQ(uc_wake(1), 0);		/* the default answer, then the core's fallback */
+	EXPECT_EQ(uc_cpu_of(1), 0);
+	EXPECT_EQ(uc_calls(SAAKM_EV_UNBLOCK_PREPARE), 0);
 }
 
 /* Unload: every task of every instance terminated, nothing left. */
 static void t_unload(void)
 {
 	START(.nr_cpus = 2, .params = "count=3", .policy = "null2");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork_in("null0", 2, 1, 0, 0) == 0);
-	EXPECT(uc_fork_in("null1", 3, 1, 0, 0) == 0);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_unload() == 0);
-	EXPECT(uc_calls(SAAKM_EV_TERMINATE) == 3);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork_in("null0", 2, 1, 0, 0), 0);
+	EXPECT_EQ(uc_fork_in("null1", 3, 1, 0, 0), 0);
+	EXPECT_EQ(uc_block(2), 0);
+	EXPECT_EQ(uc_unload(), 0);
+	EXPECT_EQ(uc_calls(SAAKM_EV_TERMINATE), 3);
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit tests of the kernel's runqueues, build/linux/kernel/sched/
+ * Host unit tests of the kernel's runqueues, kernel/src/kernel/sched/saakm/
  * saakm_rq.c, which libusim compiles as it is: FIFO order; ordered list and
  * rbtree order by a less function, arrival order among equals; removal
  * from the head, the middle and the tail; 10,000 tasks with random keys
@@ -176,7 +176,7 @@ static void t_no_less(void)
 
 int main(void)
 {
-	printf("# the kernel's runqueues (build/linux/kernel/sched/saakm_rq.c) on the host\n");
+	printf("# the kernel's runqueues (kernel/src/kernel/sched/saakm/saakm_rq.c) on the host\n");
 	usim_setup(4, &(struct usim_hooks){ .error = on_error });
 	t_fifo();
 	t_ordered(SAAKM_RQ_LIST, "LIST");

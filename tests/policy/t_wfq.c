@@ -32,10 +32,10 @@ static int ratio_within(unsigned long long a, unsigned long long b, double want,
 static void t_nice_ratio(void)
 {
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 5) == 0);
-	EXPECT(uc_advance(10000 * MS) == 0);
-	EXPECT(uc_runtime(1) + uc_runtime(2) == 10000 * MS);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 5), 0);
+	EXPECT_EQ(uc_advance(10000 * MS), 0);
+	EXPECT_EQ(uc_runtime(1) + uc_runtime(2), 10000 * MS);
 	EXPECT(ratio_within(uc_runtime(1), uc_runtime(2), W_NICE0 / W_NICE5, 0.05));
 }
 
@@ -43,9 +43,9 @@ static void t_nice_ratio(void)
 static void t_nice_ratio_other(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=1");
-	EXPECT(uc_fork(1, 0, 0, -2) == 0);
-	EXPECT(uc_fork(2, 0, 0, 4) == 0);
-	EXPECT(uc_advance(5000 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, -2), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 4), 0);
+	EXPECT_EQ(uc_advance(5000 * MS), 0);
 	EXPECT(ratio_within(uc_runtime(1), uc_runtime(2), 1586.0 / 423.0, 0.05));
 }
 
@@ -53,26 +53,28 @@ static void t_nice_ratio_other(void)
 static void t_slice(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=8");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_curr(0) == 1);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_runtime(1) == 8 * MS);
-	EXPECT(uc_advance(8 * MS) == 0);
-	EXPECT(uc_curr(0) == 1 && uc_runtime(2) == 8 * MS);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_advance(4 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_advance(4 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_runtime(1), 8 * MS);
+	EXPECT_EQ(uc_advance(8 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_runtime(2), 8 * MS);
 }
 
 /* Alone on its CPU, a task is never preempted. */
 static void t_alone(void)
 {
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_advance(100 * MS) == 0);
-	EXPECT(uc_curr(0) == 1 && uc_runtime(1) == 100 * MS);
-	EXPECT(uc_calls(SAAKM_EV_SCHEDULE) == 1);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(100 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 1);
+	EXPECT_EQ(uc_runtime(1), 100 * MS);
+	EXPECT_EQ(uc_calls(SAAKM_EV_SCHEDULE), 1);
 }
 
 /*
@@ -85,29 +87,31 @@ static void t_sleeper_bound(void)
 	unsigned long long before;
 
 	START(.nr_cpus = 1, .params = "slice_ms=3");
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);
-	EXPECT(uc_advance(1000 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(4 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_block(2), 0);
+	EXPECT_EQ(uc_advance(1000 * MS), 0);
 	before = uc_runtime(2);
-	EXPECT(uc_wake(2) == 0);
-	EXPECT(uc_advance(200 * MS) == 0);
+	EXPECT_EQ(uc_wake(2), 0);
+	EXPECT_EQ(uc_advance(200 * MS), 0);
 	printf("#   woken task ran %llu ms of 200\n", (uc_runtime(2) - before) / MS);
-	EXPECT(uc_runtime(2) - before >= 90 * MS && uc_runtime(2) - before <= 110 * MS);
+	EXPECT_GE(uc_runtime(2) - before, 90 * MS);
+	EXPECT_LE(uc_runtime(2) - before, 110 * MS);
 }
 
 /* A task forked after another ran 1 s alone starts level with it. */
 static void t_new_task(void)
 {
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_advance(1000 * MS) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(200 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(1000 * MS), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(200 * MS), 0);
 	printf("#   new task ran %llu ms of 200\n", uc_runtime(2) / MS);
-	EXPECT(uc_runtime(2) >= 90 * MS && uc_runtime(2) <= 110 * MS);
+	EXPECT_GE(uc_runtime(2), 90 * MS);
+	EXPECT_LE(uc_runtime(2), 110 * MS);
 }
 
 /*
@@ -117,15 +121,15 @@ static void t_new_task(void)
  */
 static void sleeper_wakes(bool crowd)
 {
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_curr(0) == 2);
-	EXPECT(uc_block(2) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(4 * MS), 0);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_block(2), 0);
 	if (crowd)
-		EXPECT(uc_fork(3, 0, 0, 0) == 0);
-	EXPECT(uc_advance(100 * MS + MS / 2) == 0);
-	EXPECT(uc_wake(2) == 0);
+		EXPECT_EQ(uc_fork(3, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(100 * MS + MS / 2), 0);
+	EXPECT_EQ(uc_wake(2), 0);
 }
 
 /*
@@ -137,10 +141,12 @@ static void t_wakeup_preempt(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=1000");
 	sleeper_wakes(true);
-	EXPECT(uc_kick_stats()->preempt_kicks == 1);
-	EXPECT(uc_kick_stats()->preempted == 1);
-	EXPECT(uc_calls(SAAKM_EV_PREEMPT) == 1);
-	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY && uc_state(3) == SAAKM_READY);
+	EXPECT_EQ(uc_kick_stats()->preempt_kicks, 1);
+	EXPECT_EQ(uc_kick_stats()->preempted, 1);
+	EXPECT_EQ(uc_calls(SAAKM_EV_PREEMPT), 1);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_state(1), SAAKM_READY);
+	EXPECT_EQ(uc_state(3), SAAKM_READY);
 }
 
 /*
@@ -152,10 +158,10 @@ static void t_wakeup_no_preempt(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
 	sleeper_wakes(true);
-	EXPECT(uc_kick_stats()->preempt_kicks == 0);
-	EXPECT(uc_curr(0) != 2);
-	EXPECT(uc_advance(4 * MS) == 0);	/* the tick: slice used, 2 is behind */
-	EXPECT(uc_curr(0) == 2);
+	EXPECT_EQ(uc_kick_stats()->preempt_kicks, 0);
+	EXPECT_NE(uc_curr(0), 2);
+	EXPECT_EQ(uc_advance(4 * MS), 0);	/* the tick: slice used, 2 is behind */
+	EXPECT_EQ(uc_curr(0), 2);
 }
 
 /*
@@ -166,8 +172,9 @@ static void t_wakeup_alone(void)
 {
 	START(.nr_cpus = 1, .params = "slice_ms=3 wakeup_gran_us=5000");
 	sleeper_wakes(false);
-	EXPECT(uc_kick_stats()->preempt_kicks == 1);
-	EXPECT(uc_curr(0) == 2 && uc_state(1) == SAAKM_READY);
+	EXPECT_EQ(uc_kick_stats()->preempt_kicks, 1);
+	EXPECT_EQ(uc_curr(0), 2);
+	EXPECT_EQ(uc_state(1), SAAKM_READY);
 }
 
 /* Tasks on @cpu, runnable. */
@@ -191,17 +198,19 @@ static void balance_several(const char *params, int want, int picks)
 	int pid;
 
 	START(.nr_cpus = 2, .params = params);
-	EXPECT(uc_fork(9, 1, 0x2, 0) == 0);
+	EXPECT_EQ(uc_fork(9, 1, 0x2, 0), 0);
 	for (pid = 1; pid <= 8; pid++)
-		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
+		EXPECT_EQ(uc_fork(pid, 0, 0x1, 0), 0);
 	for (pid = 1; pid <= 8; pid++)
-		EXPECT(uc_set_affinity(pid, 0x3) == 0);
-	EXPECT(nr_on(0, 1, 8) == 8 && uc_curr(1) == 9);
-	EXPECT(uc_block(9) == 0);
+		EXPECT_EQ(uc_set_affinity(pid, 0x3), 0);
+	EXPECT_EQ(nr_on(0, 1, 8), 8);
+	EXPECT_EQ(uc_curr(1), 9);
+	EXPECT_EQ(uc_block(9), 0);
 	printf("#   %d on cpu 0, %d on cpu 1\n", nr_on(0, 1, 8), nr_on(1, 1, 8));
-	EXPECT(nr_on(1, 1, 8) == want && nr_on(0, 1, 8) == 8 - want);
-	EXPECT(uc_calls(SAAKM_EV_NEWLY_IDLE) == 1);
-	EXPECT(uc_calls(SAAKM_EV_BALANCE_PICK) == (unsigned long long)picks);
+	EXPECT_EQ(nr_on(1, 1, 8), want);
+	EXPECT_EQ(nr_on(0, 1, 8), 8 - want);
+	EXPECT_EQ(uc_calls(SAAKM_EV_NEWLY_IDLE), 1);
+	EXPECT_EQ(uc_calls(SAAKM_EV_BALANCE_PICK), (unsigned long long)picks);
 }
 
 static void t_balance_several(void)
@@ -224,15 +233,16 @@ static void t_nohz_kick(void)
 
 	START(.nr_cpus = 2, .params = "balance_ms=1000");
 	for (pid = 1; pid <= 4; pid++)
-		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
-	EXPECT(uc_advance(4 * MS) == 0);	/* the first periodic balance: all pinned */
+		EXPECT_EQ(uc_fork(pid, 0, 0x1, 0), 0);
+	EXPECT_EQ(uc_advance(4 * MS), 0);	/* the first periodic balance: all pinned */
 	for (pid = 1; pid <= 4; pid++)
-		EXPECT(uc_set_affinity(pid, 0x3) == 0);
-	EXPECT(uc_curr(1) == -1);
-	EXPECT(uc_kick_stats()->idle_kicks == 1);	/* declined: all pinned */
-	EXPECT(uc_advance(4 * MS) == 0);
-	EXPECT(uc_kick_stats()->idle_kicks == 2);
-	EXPECT(nr_on(1, 1, 4) == 2 && uc_curr(1) > 0);
+		EXPECT_EQ(uc_set_affinity(pid, 0x3), 0);
+	EXPECT_EQ(uc_curr(1), -1);
+	EXPECT_EQ(uc_kick_stats()->idle_kicks, 1);	/* declined: all pinned */
+	EXPECT_EQ(uc_advance(4 * MS), 0);
+	EXPECT_EQ(uc_kick_stats()->idle_kicks, 2);
+	EXPECT_EQ(nr_on(1, 1, 4), 2);
+	EXPECT_GT(uc_curr(1), 0);
 }
 
 /*
@@ -244,15 +254,16 @@ static void t_balance_weighted(void)
 	int pid, heavy_cpu;
 
 	START(.nr_cpus = 2, .params = "balance_ms=8");
-	EXPECT(uc_fork(1, 0, 0x1, -5) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0x1, -5), 0);
 	for (pid = 2; pid <= 4; pid++)
-		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
+		EXPECT_EQ(uc_fork(pid, 0, 0x1, 0), 0);
 	for (pid = 1; pid <= 4; pid++)
-		EXPECT(uc_set_affinity(pid, 0x3) == 0);
-	EXPECT(uc_advance(100 * MS) == 0);
+		EXPECT_EQ(uc_set_affinity(pid, 0x3), 0);
+	EXPECT_EQ(uc_advance(100 * MS), 0);
 	heavy_cpu = uc_cpu_of(1);
 	printf("#   nice -5 task on cpu %d with %d others\n", heavy_cpu, nr_on(heavy_cpu, 2, 4));
-	EXPECT(nr_on(heavy_cpu, 2, 4) == 0 && nr_on(!heavy_cpu, 2, 4) == 3);
+	EXPECT_EQ(nr_on(heavy_cpu, 2, 4), 0);
+	EXPECT_EQ(nr_on(!heavy_cpu, 2, 4), 3);
 }
 
 /* Three equal hogs on two CPUs take turns: each gets 2/3 of a CPU. */
@@ -262,8 +273,8 @@ static void t_three_on_two(void)
 
 	START(.nr_cpus = 2);
 	for (pid = 1; pid <= 3; pid++)
-		EXPECT(uc_fork(pid, 0, 0, 0) == 0);
-	EXPECT(uc_advance(20000 * MS) == 0);
+		EXPECT_EQ(uc_fork(pid, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(20000 * MS), 0);
 	for (pid = 1; pid <= 3; pid++) {
 		printf("#   task %d: %.1f%% of a CPU\n", pid, uc_runtime(pid) * 100.0 / (20000 * MS));
 		EXPECT(uc_runtime(pid) >= 20000 * MS * 2 / 3 * 0.9 &&
@@ -275,13 +286,14 @@ static void t_three_on_two(void)
 static void t_newly_idle(void)
 {
 	START(.nr_cpus = 2, .params = "balance_ms=1000");
-	EXPECT(uc_fork(1, 0, 0x1, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0x1, 0) == 0);
-	EXPECT(uc_fork(3, 1, 0x2, 0) == 0);
-	EXPECT(uc_set_affinity(2, 0x3) == 0);
-	EXPECT(uc_block(3) == 0);		/* cpu 1 goes idle: pulls 2 */
-	EXPECT(uc_cpu_of(2) == 1 && uc_curr(1) == 2);
-	EXPECT(uc_calls(SAAKM_EV_NEWLY_IDLE) >= 1);
+	EXPECT_EQ(uc_fork(1, 0, 0x1, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0x1, 0), 0);
+	EXPECT_EQ(uc_fork(3, 1, 0x2, 0), 0);
+	EXPECT_EQ(uc_set_affinity(2, 0x3), 0);
+	EXPECT_EQ(uc_block(3), 0);		/* cpu 1 goes idle: pulls 2 */
+	EXPECT_EQ(uc_cpu_of(2), 1);
+	EXPECT_EQ(uc_curr(1), 2);
+	EXPECT_GE(uc_calls(SAAKM_EV_NEWLY_IDLE), 1);
 }
 
 /* A pinned task is never pulled. */
@@ -291,10 +303,11 @@ static void t_pinned_stays(void)
 
 	START(.nr_cpus = 2, .params = "balance_ms=4");
 	for (pid = 1; pid <= 4; pid++)
-		EXPECT(uc_fork(pid, 0, 0x1, 0) == 0);
-	EXPECT(uc_advance(200 * MS) == 0);
-	EXPECT(nr_on(0, 1, 4) == 4 && uc_curr(1) == -1);
-	EXPECT(uc_kick_stats()->idle_kicks > 0);	/* cpu 1 was asked, and declined */
+		EXPECT_EQ(uc_fork(pid, 0, 0x1, 0), 0);
+	EXPECT_EQ(uc_advance(200 * MS), 0);
+	EXPECT_EQ(nr_on(0, 1, 4), 4);
+	EXPECT_EQ(uc_curr(1), -1);
+	EXPECT_GT(uc_kick_stats()->idle_kicks, 0);	/* cpu 1 was asked, and declined */
 }
 
 /*
@@ -305,11 +318,12 @@ static void t_pinned_stays(void)
 static void t_max_wait(void)
 {
 	START(.nr_cpus = 1, .params = "max_wait_ms=100");
-	EXPECT(uc_fork(1, 0, 0, -20) == 0);
-	EXPECT(uc_fork(2, 0, 0, 19) == 0);
-	EXPECT(uc_advance(2000 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, -20), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 19), 0);
+	EXPECT_EQ(uc_advance(2000 * MS), 0);
 	printf("#   nice 19 ran %llu ms of 2000\n", uc_runtime(2) / MS);
-	EXPECT(uc_runtime(2) >= 60 * MS && uc_runtime(2) <= 100 * MS);
+	EXPECT_GE(uc_runtime(2), 60 * MS);
+	EXPECT_LE(uc_runtime(2), 100 * MS);
 }
 
 /* Issue 10's mixed load (tests/policy/mixed_load.h), as eevdf runs it. */
@@ -324,7 +338,7 @@ static void t_mixed_load(void)
 	mixed_load_run(&ml);
 	printf("#   %d of %d below half their fair share; the worst got %.0f%% of it\n",
 	       ml.starved, ml.n, ml.worst * 100);
-	EXPECT(ml.starved == 0);
+	EXPECT_EQ(ml.starved, 0);
 }
 
 /* setpriority() while running: the new weight applies from then on. */
@@ -333,14 +347,14 @@ static void t_renice(void)
 	unsigned long long a, b;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_fork(2, 0, 0, 0) == 0);
-	EXPECT(uc_advance(2000 * MS) == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_fork(2, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(2000 * MS), 0);
 	EXPECT(ratio_within(uc_runtime(1), uc_runtime(2), 1.0, 0.05));
-	EXPECT(uc_set_nice(2, 5) == 0);
+	EXPECT_EQ(uc_set_nice(2, 5), 0);
 	a = uc_runtime(1);
 	b = uc_runtime(2);
-	EXPECT(uc_advance(5000 * MS) == 0);
+	EXPECT_EQ(uc_advance(5000 * MS), 0);
 	EXPECT(ratio_within(uc_runtime(1) - a, uc_runtime(2) - b, W_NICE0 / W_NICE5, 0.05));
 }
 
@@ -350,9 +364,11 @@ static void t_attr_nice(void)
 	int err = 0;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_setattr(1, 20, 0, &err) == 0 && err == -EINVAL);
-	EXPECT(uc_setattr(1, 3, 0, &err) == 0 && err == 0);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_setattr(1, 20, 0, &err), 0);
+	EXPECT_EQ(err, -EINVAL);
+	EXPECT_EQ(uc_setattr(1, 3, 0, &err), 0);
+	EXPECT_EQ(err, 0);
 }
 
 /* checkparam_attr: wfq takes no attribute blob; nice is left as it was. */
@@ -362,27 +378,32 @@ static void t_attr_blob(void)
 	int err = 0;
 
 	START(.nr_cpus = 1);
-	EXPECT(uc_fork(1, 0, 0, 0) == 0);
-	EXPECT(uc_setattr_blob(1, 5, 0, blob, sizeof(blob), &err) == 0 && err == -EINVAL);
-	EXPECT(uc_calls(SAAKM_EV_SETPARAM_ATTR) == 0);
-	EXPECT(uc_setattr_blob(1, 5, 0, NULL, 0, &err) == 0 && err == 0);
-	EXPECT(uc_calls(SAAKM_EV_SETPARAM_ATTR) == 1);
+	EXPECT_EQ(uc_fork(1, 0, 0, 0), 0);
+	EXPECT_EQ(uc_setattr_blob(1, 5, 0, blob, sizeof(blob), &err), 0);
+	EXPECT_EQ(err, -EINVAL);
+	EXPECT_EQ(uc_calls(SAAKM_EV_SETPARAM_ATTR), 0);
+	EXPECT_EQ(uc_setattr_blob(1, 5, 0, NULL, 0, &err), 0);
+	EXPECT_EQ(err, 0);
+	EXPECT_EQ(uc_calls(SAAKM_EV_SETPARAM_ATTR), 1);
 }
 
 /* Module parameters: defaults, ranges checked at load and at run time. */
 static void t_params(void)
 {
-	char buf[64];
+	char buf[64] = "";	/* compared even if a read fails */
 
 	START(.nr_cpus = 1);
-	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "3"));
-	EXPECT(usim_param_write("slice_ms", "0") == -EINVAL);
-	EXPECT(usim_param_write("slice_ms", "101") == -EINVAL);
-	EXPECT(usim_param_write("slice_ms", "abc") == -EINVAL);
-	EXPECT(usim_param_write("wakeup_gran_us", "100001") == -EINVAL);
-	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "3"));
-	EXPECT(usim_param_write("slice_ms", "10") == 0);
-	EXPECT(usim_param_read("slice_ms", buf, sizeof(buf)) == 0 && !strcmp(buf, "10"));
+	EXPECT_EQ(usim_param_read("slice_ms", buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "3");
+	EXPECT_EQ(usim_param_write("slice_ms", "0"), -EINVAL);
+	EXPECT_EQ(usim_param_write("slice_ms", "101"), -EINVAL);
+	EXPECT_EQ(usim_param_write("slice_ms", "abc"), -EINVAL);
+	EXPECT_EQ(usim_param_write("wakeup_gran_us", "100001"), -EINVAL);
+	EXPECT_EQ(usim_param_read("slice_ms", buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "3");
+	EXPECT_EQ(usim_param_write("slice_ms", "10"), 0);
+	EXPECT_EQ(usim_param_read("slice_ms", buf, sizeof(buf)), 0);
+	EXPECT_STREQ(buf, "10");
 	uc_clear_failure();
 }
 
@@ -391,7 +412,7 @@ static void t_params_load(void)
 {
 	struct uc_opts o = { .nr_cpus = 1, .quiet = 1, .params = "balance_max=0" };
 
-	EXPECT(uc_start(&o) != 0);
+	EXPECT_NE(uc_start(&o), 0);
 	uc_clear_failure();
 }
 
@@ -402,13 +423,13 @@ static void t_unload(void)
 
 	START(.nr_cpus = 2);
 	for (pid = 1; pid <= 6; pid++)
-		EXPECT(uc_fork(pid, 0, 0, pid % 3 - 1) == 0);
-	EXPECT(uc_advance(50 * MS) == 0);
-	EXPECT(uc_block(uc_curr(0)) == 0);
-	EXPECT(uc_exit(uc_curr(1)) == 0);
-	EXPECT(uc_advance(30 * MS) == 0);
-	EXPECT(uc_unload() == 0);
-	EXPECT(usim_alloc_outstanding() == 0);
+		EXPECT_EQ(uc_fork(pid, 0, 0, pid % 3 - 1), 0);
+	EXPECT_EQ(uc_advance(50 * MS), 0);
+	EXPECT_EQ(uc_block(uc_curr(0)), 0);
+	EXPECT_EQ(uc_exit(uc_curr(1)), 0);
+	EXPECT_EQ(uc_advance(30 * MS), 0);
+	EXPECT_EQ(uc_unload(), 0);
+	EXPECT_EQ(usim_alloc_outstanding(), 0);
 }
 
 int main(void)

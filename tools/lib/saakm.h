@@ -3,7 +3,7 @@
  * libsaakm: a small C API for moving tasks (including the caller) onto a
  * SaaKM scheduling policy and for reading /proc/saakm. Used by the saakm(1)
  * CLI in tools/saakm.c; link with libsaakm.a and add
- * -I<repo>/build/uapi (for <linux/saakm.h>).
+ * -I<repo>/kernel/src/include/uapi (for <linux/saakm.h>).
  *
  *	int id = saakm_policy_id("fifo");
  *	if (id < 0 || (id = saakm_set(0, id, NULL, 0, 0)) < 0)

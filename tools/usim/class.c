@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The class simulation of usim_class.h: simulated CPUs and tasks driving a
- * policy through libusim the way build/linux/kernel/sched/saakm.c drives it
+ * policy through libusim the way kernel/src/kernel/sched/saakm/saakm.c drives it
  * in the kernel, with the invariant checks of the class's safety net.
  *
  * Kernel hook -> function here:
@@ -33,6 +33,7 @@
 
 #include "usim.h"
 #include "usim_class.h"
+#include "saakm_check.h"	/* the kernel's rules and error texts */
 
 /* What the class knows about a task besides p->saakm. */
 struct uc_task {
@@ -80,6 +81,7 @@ static struct {
 	struct uc_task tasks[UC_MAX_TASKS];
 	char failure[512];
 	bool failed;
+	char refusal[640];		/* uc_refusal(): may quote the failure */
 	int nr_pids;			/* pids in use are below it */
 	unsigned long long next_tick;
 	unsigned long long calls[64];
@@ -224,6 +226,14 @@ static __printf(1, 2) void fail(const char *fmt, ...)
 	uc_trace("FAIL: %s", C.failure);
 }
 
+/*
+ * A fault the kernel ejects a policy for: its kind first, as
+ * /proc/saakm/errors shows it, then the text, the kernel's where both
+ * report it (SAAKM_ERR_* in saakm_check.h).
+ */
+#define eject(KIND, fmt, ...) \
+	fail("%s: " fmt, saakm_eject_kind_name(SAAKM_EJECT_##KIND), ##__VA_ARGS__)
+
 const char *uc_failure(void)
 {
 	return C.failed ? C.failure : NULL;
@@ -233,7 +243,41 @@ void uc_clear_failure(void)
 {
 	C.failed = false;
 	C.failure[0] = '\0';
+	C.refusal[0] = '\0';	/* it may quote the failure */
 }
+
+/* Each operation starts with no refusal, so uc_refusal() speaks of the last one. */
+static void begin_op(void)
+{
+	C.refusal[0] = '\0';
+}
+
+/*
+ * Refuse an operation: it changed nothing, and returns -1. @fmt says which
+ * operation (with its pid or CPU) and which precondition failed, so that a
+ * test's failed check can say why rather than only that it got -1.
+ */
+static __printf(1, 2) int refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(C.refusal, sizeof(C.refusal), fmt, ap);
+	va_end(ap);
+	/* Not traced after a failure: the operations a test goes on with
+	 * would push the events that led to it out of the trace. */
+	if (!C.failed)
+		uc_trace("refused: %s", C.refusal);
+	return -1;
+}
+
+const char *uc_refusal(void)
+{
+	return C.refusal[0] ? C.refusal : NULL;
+}
+
+/* Once the world has failed, every operation is refused with this and the failure. */
+#define FAILED_ALREADY "the simulation has already failed: %s"
 
 /* libusim hooks. */
 
@@ -378,8 +422,8 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 	C.cpus[cpu].ready_since = usim_now_ns();
 	if (p->saakm.policy != pol || (int)task_cpu(p) != cpu || !T(p)->queued ||
 	    p->saakm.state != SAAKM_RUNNING) {
-		fail("bad-pick: schedule(%d) returned task %d (cpu %d, state %s)", cpu,
-		     p->pid, task_cpu(p), usim_state_name(p->saakm.state));
+		eject(BAD_PICK, SAAKM_ERR_BAD_SCHEDULE, cpu, p->pid, task_cpu(p),
+		      usim_state_name(p->saakm.state));
 		return NULL;
 	}
 	return p;
@@ -408,6 +452,7 @@ static struct task_struct *pick(int cpu)
 
 static void enqueue(struct task_struct *p, int cpu, bool wakeup);
 static void dequeue(struct task_struct *p, bool sleep);
+static void check_placed(struct task_struct *p, int cpu, const char *ev);
 
 /* saakm_pull(): take one task of @pol from @src to @dst with balance_pick(). */
 static bool pull_one(struct saakm_policy *pol, int src, int dst)
@@ -418,17 +463,27 @@ static bool pull_one(struct saakm_policy *pol, int src, int dst)
 	p = usim_last_task();
 	if (!p)
 		return false;
-	if (p->saakm.state == SAAKM_MIGRATING && (int)task_cpu(p) == src && T(p)->queued &&
-	    C.cpus[src].curr != p && cpumask_test_cpu(dst, p->cpus_ptr) && C.cpus[dst].online) {
+	/* The kernel's verdict (saakm_check.c) on the kernel's facts. */
+	switch (saakm_pull_verdict(p->saakm.state, (int)task_cpu(p) == src, T(p)->queued,
+				   C.cpus[src].curr == p,
+				   cpumask_test_cpu(dst, p->cpus_ptr) && C.cpus[dst].online)) {
+	case SAAKM_PULL_MOVE:
 		uc_trace("class: migrate task %d cpu %d -> %d", p->pid, src, dst);
 		dequeue(p, false);
 		usim_set_task_cpu(p, dst);
 		enqueue(p, dst, false);
-	} else {
-		fail("bad-pick: balance_pick(%d, %d) returned task %d that cannot move (state %s, cpu %d)",
-		     src, dst, p->pid, usim_state_name(p->saakm.state), task_cpu(p));
+		return !C.failed;
+	case SAAKM_PULL_GIVE_BACK:
+		uc_trace("class: task %d still runs on cpu %d: given back", p->pid, src);
+		usim_call(pol, SAAKM_EV_UNBLOCK_PLACE, src, p, -1);
+		check_placed(p, src, "unblock_place");
+		return false;
+	case SAAKM_PULL_BAD:
+		break;
 	}
-	return !C.failed;
+	eject(BAD_PICK, SAAKM_ERR_BAD_BALANCE_PICK " (state %s, cpu %d)",
+	      src, dst, p->pid, usim_state_name(p->saakm.state), task_cpu(p));
+	return false;
 }
 
 /* One balance moves up to ops.balance_max tasks, until balance_pick() says NULL. */
@@ -484,7 +539,7 @@ static void put_prev(struct task_struct *prev, int cpu)
 	case SAAKM_READY:
 		break;
 	default:
-		fail("callback: task %d left cpu %d in state %s while runnable", prev->pid, cpu,
+		eject(CALLBACK, "task %d left cpu %d in state %s while runnable", prev->pid, cpu,
 		     usim_state_name(prev->saakm.state));
 		force(prev, SAAKM_RUNNING);
 		park(prev, cpu, true);
@@ -619,7 +674,7 @@ static void check_placed(struct task_struct *p, int cpu, const char *ev)
 {
 	if (p->saakm.state == SAAKM_READY)
 		return;
-	fail("callback: %s left task %d in state %s", ev, p->pid, usim_state_name(p->saakm.state));
+	eject(CALLBACK, SAAKM_ERR_LEFT_STATE, ev, p->pid, usim_state_name(p->saakm.state));
 	force(p, SAAKM_RUNNING);
 	park(p, cpu, true);
 }
@@ -658,8 +713,8 @@ static void dequeue(struct task_struct *p, bool sleep)
 		unpark(p);
 		usim_call(p->saakm.policy, SAAKM_EV_BLOCK, cpu, p, -1);
 		if (p->saakm.state != SAAKM_BLOCKED) {
-			fail("callback: block left task %d in state %s", p->pid,
-			     usim_state_name(p->saakm.state));
+			eject(CALLBACK, SAAKM_ERR_LEFT_STATE, "block", p->pid,
+			      usim_state_name(p->saakm.state));
 			force(p, SAAKM_BLOCKED);
 		}
 		break;
@@ -689,7 +744,7 @@ static int fallback_cpu(struct task_struct *p)
 static int checked_cpu(struct task_struct *p, int cpu, int prev_cpu, const char *ev)
 {
 	if (cpu < 0 || cpu >= C.o.nr_cpus || !cpumask_test_cpu(cpu, p->cpus_ptr)) {
-		fail("wrong-cpu: %s chose CPU %d for task %d outside its affinity", ev, cpu, p->pid);
+		eject(WRONG_CPU, "%s " SAAKM_ERR_OUTSIDE_AFFINITY, ev, cpu, p->pid);
 		cpu = prev_cpu;
 	}
 	return cpu;
@@ -805,9 +860,9 @@ static void check_stalls(void)
 		if (!C.cpus[cpu].online || !C.pol || !usim_policy_nr_ready(C.pol, cpu))
 			continue;
 		if (now - C.cpus[cpu].ready_since > limit)
-			fail("stall: cpu %d picked no task for %llu ms with %u ready", cpu,
-			     (now - C.cpus[cpu].ready_since) / 1000000,
-			     usim_policy_nr_ready(C.pol, cpu));
+			eject(STALL, SAAKM_ERR_NO_PICK, cpu,
+			      (unsigned int)((now - C.cpus[cpu].ready_since) / 1000000),
+			      usim_policy_nr_ready(C.pol, cpu));
 	}
 	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {
 		struct uc_task *t = &C.tasks[pid];
@@ -817,7 +872,7 @@ static void check_stalls(void)
 		if (!free_for(t->p->saakm.policy, task_cpu(t->p)))
 			t->since = now;		/* the wait clock stops */
 		else if (now - t->since > limit)
-			fail("stall: task %d ready for %llu ms on cpu %d without running", pid,
+			eject(STALL, "task %d ready for %llu ms on cpu %d without running", pid,
 			     (now - t->since) / 1000000, task_cpu(t->p));
 	}
 }
@@ -892,9 +947,21 @@ static int fork_task(struct saakm_policy *pol, int pid, int cpu, unsigned long l
 	struct uc_task *t;
 	int r;
 
-	if (C.failed || pid < 0 || pid >= UC_MAX_TASKS || C.tasks[pid].alive || !cpu_valid(cpu) ||
-	    !C.cpus[cpu].online || (affinity && !(affinity >> cpu & 1)) || !pol)
-		return -1;	/* the parent runs on a CPU of the affinity it passes on */
+	if (C.failed)
+		return refuse("fork %d: " FAILED_ALREADY, pid, C.failure);
+	if (pid < 0 || pid >= UC_MAX_TASKS)
+		return refuse("fork %d: pid out of range 0..%d", pid, UC_MAX_TASKS - 1);
+	if (C.tasks[pid].alive)
+		return refuse("fork %d: task %d exists already", pid, pid);
+	if (!cpu_valid(cpu))
+		return refuse("fork %d: no cpu %d (%d cpus)", pid, cpu, C.o.nr_cpus);
+	if (!C.cpus[cpu].online)
+		return refuse("fork %d: cpu %d is offline", pid, cpu);
+	/* The parent runs on a CPU of the affinity it passes on. */
+	if (affinity && !(affinity >> cpu & 1))
+		return refuse("fork %d: cpu %d is not in its affinity %#llx", pid, cpu, affinity);
+	if (!pol)
+		return refuse("fork %d: no policy loaded", pid);
 	p = usim_task(pid);
 	t = &C.tasks[pid];
 	if (pid >= C.nr_pids)
@@ -938,7 +1005,12 @@ int uc_fork(int pid, int cpu, unsigned long long affinity, int nice)
 
 int uc_fork_in(const char *policy, int pid, int cpu, unsigned long long affinity, int nice)
 {
-	return fork_task(policy ? usim_policy(policy) : C.pol, pid, cpu, affinity, nice, 0);
+	struct saakm_policy *pol = policy ? usim_policy(policy) : C.pol;
+
+	begin_op();
+	if (!C.failed && policy && !pol)
+		return refuse("fork %d: no policy %s registered", pid, policy);
+	return fork_task(pol, pid, cpu, affinity, nice, 0);
 }
 
 int uc_fork_from(int parent, int pid)
@@ -946,10 +1018,34 @@ int uc_fork_from(int parent, int pid)
 	struct uc_task *t = task(parent);
 	struct task_struct *p = t ? t->p : NULL;
 
-	if (!p || !p->saakm.policy)
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("fork %d from %d: " FAILED_ALREADY, pid, parent, C.failure);
+	if (!p)
+		return refuse("fork %d from %d: no task %d", pid, parent, parent);
+	if (!p->saakm.policy)
+		return refuse("fork %d from %d: task %d is in no policy", pid, parent, parent);
 	return fork_task(p->saakm.policy, pid, task_cpu(p), usim_task_affinity(p), usim_task_nice(p),
 			 p->saakm.runtime);
+}
+
+static bool running(struct uc_task *t)
+{
+	return t && t->queued && C.cpus[task_cpu(t->p)].curr == t->p;
+}
+
+/* Refuse @op of task @pid (@t), which only a running task can do. */
+static int refuse_not_running(const char *op, int pid, struct uc_task *t)
+{
+	int cpu;
+
+	if (!t)
+		return refuse("%s %d: no task %d", op, pid, pid);
+	if (!t->queued)
+		return refuse("%s %d: task %d is not running: it sleeps", op, pid, pid);
+	cpu = task_cpu(t->p);
+	return refuse("%s %d: task %d is not running: it waits on cpu %d, which runs %d", op, pid,
+		      pid, cpu, uc_curr(cpu));
 }
 
 int uc_wake(int pid)
@@ -957,8 +1053,18 @@ int uc_wake(int pid)
 	struct uc_task *t = task(pid);
 	int prev, cpu;
 
-	if (C.failed || !t || t->queued || !t->p->saakm.policy)
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("wake %d: " FAILED_ALREADY, pid, C.failure);
+	if (!t)
+		return refuse("wake %d: no task %d", pid, pid);
+	if (running(t))
+		return refuse("wake %d: task %d is running (on cpu %d)", pid, pid, task_cpu(t->p));
+	if (t->queued)
+		return refuse("wake %d: task %d is already runnable (waiting on cpu %d)", pid, pid,
+			      task_cpu(t->p));
+	if (!t->p->saakm.policy)
+		return refuse("wake %d: task %d is in no policy", pid, pid);
 	prev = task_cpu(t->p);
 	trace_op("wake", pid, prev);
 	/* select_task_rq(): the class is asked only for a task that may use
@@ -979,18 +1085,16 @@ int uc_wake(int pid)
 	return done();
 }
 
-static bool running(struct uc_task *t)
-{
-	return t && t->queued && C.cpus[task_cpu(t->p)].curr == t->p;
-}
-
 int uc_block(int pid)
 {
 	struct uc_task *t = task(pid);
 	int cpu;
 
-	if (C.failed || !running(t))
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("block %d: " FAILED_ALREADY, pid, C.failure);
+	if (!running(t))
+		return refuse_not_running("block", pid, t);
 	cpu = task_cpu(t->p);
 	trace_op("block", pid, cpu);
 	dequeue(t->p, true);
@@ -1003,8 +1107,11 @@ int uc_yield(int pid)
 	struct uc_task *t = task(pid);
 	int cpu;
 
-	if (C.failed || !running(t))
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("yield %d: " FAILED_ALREADY, pid, C.failure);
+	if (!running(t))
+		return refuse_not_running("yield", pid, t);
 	cpu = task_cpu(t->p);
 	trace_op("yield", pid, cpu);
 	update_curr(cpu);
@@ -1019,14 +1126,17 @@ int uc_exit(int pid)
 	struct task_struct *p;
 	int cpu;
 
-	if (C.failed || !t)
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("exit %d: " FAILED_ALREADY, pid, C.failure);
+	if (!t)
+		return refuse("exit %d: no task %d", pid, pid);
+	/* A task exits running: it leaves its CPU (block), then task_dead. */
+	if (t->queued && !running(t))
+		return refuse_not_running("exit", pid, t);
 	p = t->p;
 	cpu = task_cpu(p);
 	trace_notable("exit task %d", pid);
-	/* A task exits running: it leaves its CPU (block), then task_dead. */
-	if (t->queued && !running(t))
-		return -1;
 	if (t->queued) {
 		dequeue(p, true);
 		resched(cpu);
@@ -1037,8 +1147,8 @@ int uc_exit(int pid)
 		if (p->saakm.state != SAAKM_TERMINATED) {
 			usim_call(pol, SAAKM_EV_TERMINATE, cpu, p, -1);
 			if (p->saakm.state != SAAKM_TERMINATED) {
-				fail("callback: terminate left task %d in state %s", pid,
-				     usim_state_name(p->saakm.state));
+				eject(CALLBACK, SAAKM_ERR_LEFT_STATE, "terminate", pid,
+				      usim_state_name(p->saakm.state));
 				force(p, SAAKM_TERMINATED);
 			}
 		}
@@ -1073,20 +1183,27 @@ static void move_task(struct task_struct *p, int dst)
 int uc_set_affinity(int pid, unsigned long long mask)
 {
 	struct uc_task *t = task(pid);
+	unsigned long long asked = mask;
 	struct task_struct *p;
 	int cpu;
 
+	begin_op();
 	if (nr_cpu_ids < 64)
 		mask &= (1ULL << nr_cpu_ids) - 1;
-	if (C.failed || !t || !mask)
-		return -1;
+	if (C.failed)
+		return refuse("affinity %d := %#llx: " FAILED_ALREADY, pid, asked, C.failure);
+	if (!t)
+		return refuse("affinity %d := %#llx: no task %d", pid, asked, pid);
+	if (!mask)
+		return refuse("affinity %d := %#llx: the mask has none of the %d cpus", pid,
+			      asked, nr_cpu_ids);
 	p = t->p;
 	/* No online CPU in the mask: sched_setaffinity() fails with EINVAL. */
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
 		if ((mask >> cpu & 1) && C.cpus[cpu].online)
 			break;
 	if (cpu == C.o.nr_cpus)
-		return -1;
+		return refuse("affinity %d := %#llx: no online cpu in the mask", pid, asked);
 	trace_notable("affinity task %d := %#llx", pid, mask);
 	/* A save/restore pair: the policy is not told, the task stays queued. */
 	usim_set_affinity(p, mask);
@@ -1109,10 +1226,13 @@ int uc_setattr_blob(int pid, int nice, unsigned long long runtime_ns, const void
 	unsigned long long old_runtime;
 	struct task_struct *p;
 
+	begin_op();
 	if (err)
 		*err = 0;
-	if (C.failed || !t)
-		return -1;
+	if (C.failed)
+		return refuse("setattr %d: " FAILED_ALREADY, pid, C.failure);
+	if (!t)
+		return refuse("setattr %d: no task %d", pid, pid);
 	p = t->p;
 	uc_trace("setattr task %d: nice %d, runtime %llu ns", pid, nice, runtime_ns);
 	if (nice < -20 || nice > 19) {
@@ -1148,8 +1268,13 @@ int uc_set_nice(int pid, int nice)
 {
 	struct uc_task *t = task(pid);
 
-	if (C.failed || !t || nice < -20 || nice > 19)
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("nice %d := %d: " FAILED_ALREADY, pid, nice, C.failure);
+	if (!t)
+		return refuse("nice %d := %d: no task %d", pid, nice, pid);
+	if (nice < -20 || nice > 19)
+		return refuse("nice %d := %d: nice out of range -20..19", pid, nice);
 	uc_trace("nice task %d := %d", pid, nice);
 	usim_set_nice(t->p, nice);
 	usim_call(t->p->saakm.policy, SAAKM_EV_SETPARAM_ATTR, task_cpu(t->p), t->p, -1);
@@ -1161,13 +1286,18 @@ int uc_cpu_down(int cpu)
 	struct uc_cpu *c;
 	int pid, other, n;
 
-	if (C.failed || !cpu_valid(cpu) || !C.cpus[cpu].online)
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("cpu_down %d: " FAILED_ALREADY, cpu, C.failure);
+	if (!cpu_valid(cpu))
+		return refuse("cpu_down %d: no cpu %d (%d cpus)", cpu, cpu, C.o.nr_cpus);
+	if (!C.cpus[cpu].online)
+		return refuse("cpu_down %d: cpu %d is offline already", cpu, cpu);
 	for (other = 0; other < C.o.nr_cpus; other++)
 		if (other != cpu && C.cpus[other].online)
 			break;
 	if (other == C.o.nr_cpus)
-		return -1;	/* the last CPU stays */
+		return refuse("cpu_down %d: cpu %d is the last online cpu", cpu, cpu);
 	c = &C.cpus[cpu];
 	trace_notable("cpu %d goes down", cpu);
 	update_curr(cpu);
@@ -1193,8 +1323,13 @@ int uc_cpu_up(int cpu)
 {
 	int n;
 
-	if (C.failed || !cpu_valid(cpu) || C.cpus[cpu].online)
-		return -1;
+	begin_op();
+	if (C.failed)
+		return refuse("cpu_up %d: " FAILED_ALREADY, cpu, C.failure);
+	if (!cpu_valid(cpu))
+		return refuse("cpu_up %d: no cpu %d (%d cpus)", cpu, cpu, C.o.nr_cpus);
+	if (C.cpus[cpu].online)
+		return refuse("cpu_up %d: cpu %d is online already", cpu, cpu);
 	trace_notable("cpu %d comes up", cpu);
 	/* saakm_cpu_starting() runs before the CPU is marked online. */
 	for (n = 0; n < usim_nr_policies(); n++)
@@ -1244,8 +1379,9 @@ int uc_advance(unsigned long long ns)
 	unsigned long long until = usim_now_ns() + ns;
 	int cpu, n;
 
+	begin_op();
 	if (C.failed)
-		return -1;
+		return refuse("advance %llu ns: " FAILED_ALREADY, ns, C.failure);
 	while (C.next_tick <= until && !C.failed) {
 		usim_set_now_ns(C.next_tick);
 		for (cpu = 0; cpu < C.o.nr_cpus && !C.failed; cpu++) {
@@ -1273,8 +1409,9 @@ int uc_unload(void)
 	int pid, cpu;
 	long held;
 
+	begin_op();
 	if (C.failed)
-		return -1;
+		return refuse("unload: " FAILED_ALREADY, C.failure);
 	trace_notable("unload");
 	/* The drain: tasks leave the CPUs and the class (they go to EEVDF). */
 	C.kick_pending = false;

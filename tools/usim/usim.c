@@ -28,6 +28,7 @@
 #include <stdlib.h>
 
 #include "saakm_rq.h"		/* the kernel's, kernel/src/kernel/sched/saakm */
+#include "saakm_check.h"	/* the kernel's rules, compiled here too */
 #include "usim.h"
 
 /* The class's per-policy, per-CPU bookkeeping that the API depends on. */
@@ -85,13 +86,6 @@ const struct cpumask *const cpu_present_mask = &possible_mask;
 const struct cpumask *const cpu_online_mask = &online_mask;
 const struct cpumask *const cpu_active_mask = &online_mask;
 
-/* Legal transitions by source state, from the uapi X-macro list. */
-static unsigned int allowed[SAAKM_NR_STATES];
-
-#define STATE_NAME(name) #name,
-static const char *const state_names[] = { SAAKM_STATES(STATE_NAME) };
-#define EVENT_NAME(NAME, name) #name,
-static const char *const event_names[] = { SAAKM_EVENTS(EVENT_NAME) };
 
 /* Reporting. */
 
@@ -153,12 +147,12 @@ int usim_error_count(void)
 
 const char *usim_state_name(int state)
 {
-	return state >= 0 && state < SAAKM_NR_STATES ? state_names[state] : "?";
+	return state >= 0 ? saakm_state_name(state) : "?";
 }
 
 const char *usim_event_name(int ev)
 {
-	return ev >= 0 && ev < SAAKM_NR_EVENTS ? event_names[ev] : "?";
+	return ev >= 0 ? saakm_event_name(ev) : "?";
 }
 
 int usim_nr_states(void)
@@ -1093,31 +1087,26 @@ void usim_force_state(struct task_struct *p, int state)
 	p->saakm.state = state;
 }
 
-/* saakm_in_context(): may the running callback move @p to @to? */
+/*
+ * saakm_in_context(): may the running callback move @p to @to? The rule is
+ * the kernel's (saakm_check.c); the first task schedule() makes RUNNING is
+ * recorded here, as the class records it.
+ */
 static bool in_context(struct task_struct *p, int to)
 {
-	switch (to) {
-	case SAAKM_RUNNING:
-		if (W.ctx.ev != SAAKM_EV_SCHEDULE || (W.ctx.p && W.ctx.p != p))
-			return false;
+	if (!saakm_callback_may(W.ctx.ev, W.ctx.p, p, to))
+		return false;
+	if (to == SAAKM_RUNNING)
 		W.ctx.p = p;
-		return true;
-	case SAAKM_BLOCKED:
-		return W.ctx.ev == SAAKM_EV_BLOCK && W.ctx.p == p;
-	case SAAKM_TERMINATED:
-		return W.ctx.ev == SAAKM_EV_TERMINATE && W.ctx.p == p;
-	case SAAKM_MIGRATING:
-		return W.ctx.ev == SAAKM_EV_BALANCE_PICK;
-	default:
-		return true;
-	}
+	return true;
 }
 
 static void bad_transition(struct task_struct *p, int to, const char *why)
 {
 	usim_error(p->saakm.policy,
-		   "policy %s: transition: task %d on cpu %d: %s -> %s%s (in %s)",
-		   p->saakm.policy->ops.name, p->pid, task_cpu(p),
+		   "policy %s: %s: task %d on cpu %d: %s -> %s%s (in %s)",
+		   p->saakm.policy->ops.name, saakm_eject_kind_name(SAAKM_EJECT_TRANSITION),
+		   p->pid, task_cpu(p),
 		   usim_state_name(p->saakm.state), usim_state_name(to), why,
 		   W.ctx.ev < SAAKM_NR_EVENTS ? usim_event_name(W.ctx.ev) : "no callback");
 }
@@ -1133,7 +1122,7 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state, int 
 			   se->policy ? "to an unknown state" : "is not in a policy");
 		return;
 	}
-	if (!(allowed[se->state] & (1u << state))) {
+	if (!saakm_transition_ok(se->state, state)) {
 		bad_transition(p, state, "");
 		return;
 	}
@@ -1144,8 +1133,9 @@ void saakm_change_state(struct task_struct *p, enum saakm_task_state state, int 
 	if (is_ready(state) &&
 	    (!rq || cpu != (int)task_cpu(p) || (rq->cpu >= 0 && rq->cpu != cpu))) {
 		usim_error(se->policy,
-			   "policy %s: wrong-cpu: task %d queued for cpu %d (runqueue of cpu %d) but enqueued on cpu %d",
-			   se->policy->ops.name, p->pid, cpu, rq ? rq->cpu : -1, task_cpu(p));
+			   "policy %s: %s: task %d queued for cpu %d (runqueue of cpu %d) but enqueued on cpu %d",
+			   se->policy->ops.name, saakm_eject_kind_name(SAAKM_EJECT_WRONG_CPU),
+			   p->pid, cpu, rq ? rq->cpu : -1, task_cpu(p));
 		return;
 	}
 	leave_state(p);
@@ -1285,18 +1275,6 @@ unsigned int saakm_nice_weight(int nice)
 
 /* Policies. */
 
-static bool ops_valid(const struct saakm_ops *ops)
-{
-	if (!ops->new_place || !ops->unblock_place || !ops->block ||
-	    !ops->schedule || !ops->terminate)
-		return false;
-	if ((ops->newly_idle || ops->balancing_select) && !ops->balance_pick)
-		return false;
-	if (ops->balancing_select && !ops->balance_ms)
-		return false;
-	return ops->name[0] && strnlen(ops->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
-}
-
 struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
 					     struct module *owner)
 {
@@ -1304,7 +1282,7 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
 	int slot, cpu, ret;
 
 	(void)owner;
-	if (!ops_valid(ops))
+	if (!saakm_ops_valid(ops))
 		return ERR_PTR(-EINVAL);
 	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++)
 		if (W.slots[slot] && !strcmp(W.slots[slot]->ops.name, ops->name))
@@ -1622,14 +1600,6 @@ struct task_struct *usim_last_task(void)
 
 /* World. */
 
-static void build_transitions(void)
-{
-	memset(allowed, 0, sizeof(allowed));
-#define ALLOW(FROM, TO) allowed[SAAKM_##FROM] |= 1u << SAAKM_##TO;
-	SAAKM_TRANSITIONS(ALLOW)
-#undef ALLOW
-}
-
 int usim_setup(int nr_cpus, const struct usim_hooks *hooks)
 {
 	int cpu, pid;
@@ -1661,7 +1631,6 @@ int usim_setup(int nr_cpus, const struct usim_hooks *hooks)
 		cpumask_clear(&single_masks[cpu]);
 		single_masks[cpu].bits[0] = 1UL << cpu;
 	}
-	build_transitions();
 	usim_set_topology(1, USIM_MAX_CPUS);
 	pcpu_setup();
 	return 0;

@@ -6,7 +6,7 @@
  * It owns simulated CPUs (online or not, the task running on each) and
  * tasks (runnable or sleeping, their CPU, affinity, nice, CPU time), and
  * turns the operations below into policy callbacks the way the kernel's
- * class core (build/linux/kernel/sched/saakm.c) turns the scheduler's hooks
+ * class core (kernel/src/kernel/sched/saakm/saakm.c) turns the scheduler's hooks
  * into events: a wakeup is unblock_prepare then unblock_place on the CPU
  * chosen, a sleep is block then a pick on that CPU (newly_idle first when
  * the CPU has no work left), hotplug pushes every runnable task off the CPU
@@ -65,8 +65,16 @@ struct uc_opts {
 int uc_start(const struct uc_opts *opts);
 /* NULL while nothing went wrong; else the first failure. */
 const char *uc_failure(void);
-/* Forget the failure: for a test that provoked an error on purpose. */
+/* Forget the failure (and uc_refusal()): for a test that provoked an error on purpose. */
 void uc_clear_failure(void);
+/*
+ * Why the last operation was refused ("wake 7: task 7 is running (on cpu
+ * 0)"; after a failure, "... the simulation has already failed: <the
+ * failure>"), so that a failed check can say why an operation returned -1.
+ * NULL if the last operation was not refused: it succeeded, or it failed
+ * the world (uc_failure() says how). Queries do not change it.
+ */
+const char *uc_refusal(void);
 
 /*
  * Operations. Each returns 0, or -1 if the world has failed (or fails now)

@@ -166,177 +166,329 @@ struct saakm_ops {
 	/* Thread events. */
 
 	/**
-	 * @new_prepare: a task joins the policy (fork, or sched_setattr from
-	 * another class or policy). Return the CPU it should start on, which
-	 * must be in p->cpus_ptr. Allocate per-task data here
-	 * (saakm_task_data()): it is called exactly once per join, before
-	 * new_place(), also for tasks bound to one CPU. At fork it runs in the
-	 * parent with the child's p->pi_lock held; for sched_setattr
-	 * rq(task_cpu(p)) is held too and the CPU is only a hint: the task
-	 * stays where it is until it next wakes up. Default: the task's CPU.
+	 * @new_prepare: a task joins the policy: choose the CPU it starts on
+	 * @pol: the policy instance
+	 * @p: the task joining
+	 *
+	 * @p joins at fork, or by sched_setattr() from another class or
+	 * policy. Called exactly once per join, also for tasks bound to one
+	 * CPU, before the task's first placement: new_place() for a task that
+	 * is runnable when it joins, unblock_place() at its next wakeup for
+	 * one that sleeps (it joins BLOCKED). Allocate @p's per-task data here
+	 * (saakm_task_data()). For sched_setattr() the CPU returned is only a
+	 * hint: the task stays where it is until it next wakes up.
+	 *
+	 * Default: the task's CPU.
+	 *
+	 * Context: at fork, in the parent, with the child's p->pi_lock held;
+	 * for sched_setattr(), p->pi_lock and rq(task_cpu(p)) held.
+	 *
+	 * Return: the CPU @p should start on, which must be in p->cpus_ptr.
 	 */
 	int (*new_prepare)(struct saakm_policy *pol, struct task_struct *p);
 
 	/**
-	 * @new_place: put new task @p in @cpu's runqueue, normally with
-	 * saakm_change_state(p, SAAKM_READY, cpu, rq). rq(@cpu) locked.
-	 * Leaving @p in any other state ejects the policy. A task that joins
-	 * while it runs comes here too, with its current CPU; the class then
-	 * reschedules that CPU, so schedule() decides whether it goes on.
+	 * @new_place: put a new task in a CPU's runqueue
+	 * @pol: the policy instance
+	 * @p: the new task
+	 * @cpu: the CPU whose runqueue @p goes in
+	 *
+	 * Put @p in @cpu's runqueue, normally with
+	 * saakm_change_state(p, SAAKM_READY, cpu, rq). Leaving @p in any other
+	 * state ejects the policy. A task that joins while it runs comes here
+	 * too, with its current CPU; the class then reschedules that CPU, so
+	 * schedule() decides whether it goes on. Mandatory.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*new_place)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
 	/**
-	 * @unblock_prepare: @p woke up: return its CPU, in p->cpus_ptr.
-	 * p->pi_lock held, no rq lock. Default: the CPU it last ran on.
+	 * @unblock_prepare: a task woke up: choose its CPU
+	 * @pol: the policy instance
+	 * @p: the task that woke up
+	 *
+	 * Default: the CPU it last ran on.
+	 *
+	 * Context: p->pi_lock held, no rq lock.
+	 *
+	 * Return: @p's CPU, which must be in p->cpus_ptr.
 	 */
 	int (*unblock_prepare)(struct saakm_policy *pol, struct task_struct *p);
 
 	/**
-	 * @unblock_place: put @p, BLOCKED or MIGRATING, in @cpu's runqueue
-	 * (READY). Also called after the class moved a task (affinity change,
-	 * hotplug, balancing), so @cpu may differ from what unblock_prepare()
-	 * returned. rq(@cpu) locked. Leaving @p in another state ejects.
+	 * @unblock_place: put a woken or moved task in a CPU's runqueue
+	 * @pol: the policy instance
+	 * @p: the task, BLOCKED or MIGRATING
+	 * @cpu: the CPU whose runqueue @p goes in
+	 *
+	 * Put @p in @cpu's runqueue (READY). Also called after the class moved
+	 * a task (affinity change, hotplug, balancing), so @cpu may differ from
+	 * what unblock_prepare() returned. Leaving @p in another state ejects
+	 * the policy. Mandatory.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*unblock_place)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
 	/**
-	 * @block: @p stops being runnable on @cpu: it went to sleep (it was
-	 * RUNNING), or the class is moving it elsewhere (it may be READY: this
-	 * takes it off your runqueue). Move it to SAAKM_BLOCKED: only this
-	 * callback may, and only for @p. rq(@cpu) locked.
+	 * @block: a task stops being runnable on a CPU
+	 * @pol: the policy instance
+	 * @p: the task that stops being runnable
+	 * @cpu: the CPU @p stops being runnable on
+	 *
+	 * @p went to sleep (it was RUNNING), or the class is moving it
+	 * elsewhere (it may be READY: this takes it off your runqueue). Move it
+	 * to SAAKM_BLOCKED: only this callback may, and only for @p. Mandatory.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*block)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
 	/**
-	 * @yield: @p, running on @cpu, called sched_yield(). Put it back with
-	 * SAAKM_READY to let others run, or leave it RUNNING. rq(@cpu)
-	 * locked. Default: keep running.
+	 * @yield: the running task called sched_yield()
+	 * @pol: the policy instance
+	 * @p: the task that yields, running on @cpu
+	 * @cpu: the CPU @p runs on
+	 *
+	 * Put @p back with SAAKM_READY to let others run, or leave it RUNNING.
+	 *
+	 * Default: keep running.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*yield)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
 	/**
-	 * @tick: scheduler tick (every 4 ms at HZ=250) while @p runs on @cpu.
-	 * To preempt it, put it back with SAAKM_READY_TICK; the class then
-	 * reschedules @cpu. rq(@cpu) locked. Default: never preempt.
+	 * @tick: scheduler tick while a task of the policy runs
+	 * @pol: the policy instance
+	 * @p: the task running on @cpu
+	 * @cpu: the CPU that ticked
+	 *
+	 * Called every tick (every 4 ms at HZ=250) while @p runs on @cpu. To
+	 * preempt @p, put it back with SAAKM_READY_TICK; the class then
+	 * reschedules @cpu.
+	 *
+	 * Default: never preempt.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*tick)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
 	/**
-	 * @preempt: a saakm_kick_cpu(..., SAAKM_KICK_PREEMPT) reached @cpu
-	 * while @p, of this policy, runs there (or, if a higher class or
-	 * policy had the CPU, as @p resumes): the way to preempt a task at a
-	 * wakeup or from a policy's hrtimer, between ticks. As in tick(), put
-	 * it back with SAAKM_READY_TICK to preempt it, or leave it RUNNING.
-	 * rq(@cpu) locked, hard irq or scheduler context. Default: tick().
+	 * @preempt: a preempt kick reached a CPU that runs a task of the policy
+	 * @pol: the policy instance
+	 * @p: the task of this policy running on @cpu
+	 * @cpu: the CPU kicked
+	 *
+	 * A saakm_kick_cpu(..., SAAKM_KICK_PREEMPT) reached @cpu while @p runs
+	 * there (or, if a higher class or policy had the CPU, as @p resumes):
+	 * the way to preempt a task at a wakeup or from a policy's hrtimer,
+	 * between ticks. As in tick(), put @p back with SAAKM_READY_TICK to
+	 * preempt it, or leave it RUNNING.
+	 *
+	 * Default: tick().
+	 *
+	 * Context: rq(@cpu) locked, hard irq or scheduler context.
 	 */
 	void (*preempt)(struct saakm_policy *pol, struct task_struct *p, int cpu);
 
 	/**
-	 * @terminate: @p leaves the policy: it exited, moved to another class
-	 * or policy, or the policy is going away. Move it to SAAKM_TERMINATED,
-	 * which also takes it off any runqueue: only this callback may, and
-	 * only for @p. rq(task_cpu(p)) locked.
+	 * @terminate: a task leaves the policy
+	 * @pol: the policy instance
+	 * @p: the task leaving
+	 *
+	 * @p exited, moved to another class or policy, or the policy is going
+	 * away. Move it to SAAKM_TERMINATED, which also takes it off any
+	 * runqueue: only this callback may, and only for @p. Mandatory.
+	 *
+	 * Context: rq(task_cpu(p)) locked.
 	 */
 	void (*terminate)(struct saakm_policy *pol, struct task_struct *p);
 
 	/* Core events. */
 
 	/**
-	 * @schedule: pick the next task for @cpu from its runqueue, move it to
-	 * SAAKM_RUNNING and return it, or return NULL. Only one task may
-	 * become RUNNING per call. Called only when this policy has a READY
-	 * task on @cpu and no policy registered before it has work there.
-	 * rq(@cpu) locked. A task of another CPU, policy or state ejects.
+	 * @schedule: pick the next task for a CPU
+	 * @pol: the policy instance
+	 * @cpu: the CPU to pick a task for
+	 *
+	 * Pick the next task for @cpu from its runqueue and move it to
+	 * SAAKM_RUNNING. Only one task may become RUNNING per call. Called only
+	 * when this policy has a READY task on @cpu and no policy registered
+	 * before it has work there. Mandatory.
+	 *
+	 * Context: rq(@cpu) locked.
+	 *
+	 * Return: the task picked, now RUNNING, or NULL. A task of another CPU,
+	 * policy or state ejects the policy.
 	 */
 	struct task_struct *(*schedule)(struct saakm_policy *pol, int cpu);
 
 	/**
-	 * @newly_idle: @cpu has no task of this policy left. Return a CPU to
-	 * pull a task from (balance_pick() is then called), or -1. rq(@cpu)
-	 * locked. Not called while the policy has no task. Default: no pull.
+	 * @newly_idle: a CPU has no task of this policy left
+	 * @pol: the policy instance
+	 * @cpu: the CPU left without a task of this policy
+	 *
+	 * Not called while the policy has no task.
+	 *
+	 * Default: no pull.
+	 *
+	 * Context: rq(@cpu) locked.
+	 *
+	 * Return: a CPU to pull a task from (balance_pick() is then called), or
+	 * -1.
 	 */
 	int (*newly_idle)(struct saakm_policy *pol, int cpu);
 
-	/** @enter_idle: @cpu is about to run its idle task. rq(@cpu) locked. */
+	/**
+	 * @enter_idle: a CPU is about to run its idle task
+	 * @pol: the policy instance
+	 * @cpu: the CPU about to run its idle task
+	 *
+	 * Context: rq(@cpu) locked.
+	 */
 	void (*enter_idle)(struct saakm_policy *pol, int cpu);
 
-	/** @exit_idle: @cpu leaves its idle task. rq(@cpu) locked. */
+	/**
+	 * @exit_idle: a CPU leaves its idle task
+	 * @pol: the policy instance
+	 * @cpu: the CPU leaving its idle task
+	 *
+	 * Context: rq(@cpu) locked.
+	 */
 	void (*exit_idle)(struct saakm_policy *pol, int cpu);
 
 	/**
-	 * @balancing_select: periodic balancing, every @balance_ms on each
-	 * CPU. Return a CPU to pull a task from to @cpu, or -1. Runs in hard
-	 * irq context (an irq_work raised by the tick) with no lock held.
+	 * @balancing_select: periodic balancing: choose a CPU to pull from
+	 * @pol: the policy instance
+	 * @cpu: the CPU balancing, to pull a task to
+	 *
+	 * Called every @balance_ms on each CPU.
+	 *
+	 * Context: hard irq context (an irq_work raised by the tick), no lock
+	 * held.
+	 *
+	 * Return: a CPU to pull a task from to @cpu, or -1.
 	 */
 	int (*balancing_select)(struct saakm_policy *pol, int cpu);
 
 	/**
-	 * @balance_pick: take one READY task that may run on @dst
-	 * (saakm_can_migrate()) off @src's runqueue, move it to
-	 * SAAKM_MIGRATING and return it; or return NULL. The class migrates it
-	 * and calls unblock_place(p, dst), then calls balance_pick() again,
-	 * up to @balance_max tasks per balance. rq(@src) and rq(@dst) locked.
-	 * Required with newly_idle or balancing_select; the only callback that
-	 * may move a task to SAAKM_MIGRATING. A task that cannot move ejects,
-	 * except one READY but still running on @src (it joined the policy
-	 * there an instant ago): the class gives it back to unblock_place()
-	 * on @src.
+	 * @balance_pick: hand over one task for balancing
+	 * @pol: the policy instance
+	 * @src: the CPU to take a task from
+	 * @dst: the CPU the task is to move to
+	 *
+	 * Take one READY task that may run on @dst (saakm_can_migrate()) off
+	 * @src's runqueue and move it to SAAKM_MIGRATING. The class migrates it
+	 * and calls unblock_place(p, dst), then calls balance_pick() again, up
+	 * to @balance_max tasks per balance. Required with newly_idle or
+	 * balancing_select; the only callback that may move a task to
+	 * SAAKM_MIGRATING.
+	 *
+	 * Context: rq(@src) and rq(@dst) locked.
+	 *
+	 * Return: the task, now MIGRATING, or NULL. A task that cannot move
+	 * ejects the policy, except one READY but still running on @src (it
+	 * joined the policy there an instant ago): the class gives it back to
+	 * unblock_place() on @src.
 	 */
 	struct task_struct *(*balance_pick)(struct saakm_policy *pol, int src, int dst);
 
 	/**
-	 * @core_entry: @cpu is up: called for every online CPU at registration,
-	 * after @init and before any other callback, and when a CPU comes
-	 * online, before it runs a task. rq(@cpu) locked. core_entry(n) and
-	 * core_exit(n) alternate, and no callback is about CPU n (as @cpu,
-	 * @src or @dst) outside the pair; cpuset changes do not call them.
+	 * @core_entry: a CPU is up for the policy
+	 * @pol: the policy instance
+	 * @cpu: the CPU that is up
+	 *
+	 * Called for every online CPU at registration, after @init and before
+	 * any other callback, and when a CPU comes online, before it runs a
+	 * task. core_entry(n) and core_exit(n) alternate, and no callback is
+	 * about CPU n (as @cpu, @src or @dst) outside the pair; cpuset changes
+	 * do not call them.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*core_entry)(struct saakm_policy *pol, int cpu);
 
 	/**
-	 * @core_exit: @cpu goes down: called when a CPU goes offline, after
-	 * every task left it, and for every CPU at unregistration, after the
-	 * last other callback and before @exit. rq(@cpu) locked.
+	 * @core_exit: a CPU goes down for the policy
+	 * @pol: the policy instance
+	 * @cpu: the CPU going down
+	 *
+	 * Called when a CPU goes offline, after every task left it, and for
+	 * every CPU at unregistration, after the last other callback and
+	 * before @exit.
+	 *
+	 * Context: rq(@cpu) locked.
 	 */
 	void (*core_exit)(struct saakm_policy *pol, int cpu);
 
 	/* Policy management. */
 
 	/**
-	 * @init: set up the instance, before any other callback. Process
-	 * context, may sleep; a negative return aborts the registration.
+	 * @init: set up the instance
+	 * @pol: the policy instance
+	 *
+	 * Called before any other callback.
+	 *
+	 * Context: process context, may sleep.
+	 *
+	 * Return: 0, or a negative errno, which aborts the registration.
 	 */
 	int (*init)(struct saakm_policy *pol);
 
 	/**
-	 * @exit: tear the instance down, after the last callback. Process
-	 * context, may sleep.
+	 * @exit: tear the instance down
+	 * @pol: the policy instance
+	 *
+	 * Called after the last callback.
+	 *
+	 * Context: process context, may sleep.
 	 */
 	void (*exit)(struct saakm_policy *pol);
 
 	/**
-	 * @free_metadata: release @p's data (saakm_task_data()). Called right
-	 * after terminate(), for a task that joined but never started, and
-	 * after an ejection, so nothing leaks. rq(task_cpu(p)) locked,
-	 * interrupts off: kfree() is fine, sleeping is not.
+	 * @free_metadata: release a task's per-task data
+	 * @pol: the policy instance
+	 * @p: the task whose data (saakm_task_data()) to release
+	 *
+	 * Called right after terminate(), for a task that joined but never
+	 * started, and after an ejection, so nothing leaks.
+	 *
+	 * Context: rq(task_cpu(p)) locked, interrupts off: kfree() is fine,
+	 * sleeping is not.
 	 */
 	void (*free_metadata)(struct saakm_policy *pol, struct task_struct *p);
 
 	/**
-	 * @checkparam_attr: validate @attr for @p (joining or attached).
-	 * Return 0 or a negative errno, which sched_setattr() returns. rq and
-	 * p->pi_lock held. Default: accept.
+	 * @checkparam_attr: validate the attributes of a sched_setattr()
+	 * @pol: the policy instance
+	 * @p: the task, joining the policy or attached to it
+	 * @attr: the attributes asked for
+	 *
+	 * Default: accept.
+	 *
+	 * Context: rq(task_cpu(p)) and p->pi_lock held.
+	 *
+	 * Return: 0, or a negative errno, which sched_setattr() returns.
 	 */
 	int (*checkparam_attr)(struct saakm_policy *pol, struct task_struct *p,
 			       const struct saakm_attr *attr);
 
 	/**
-	 * @setparam_attr: apply @attr to @p, after a successful
-	 * sched_setattr() and when its nice value changes (setpriority()),
-	 * with rq locked; and at fork, after new_prepare(), for a child whose
-	 * parent had a sched_runtime (the child keeps it), with only
-	 * p->pi_lock held. Default: ignore.
+	 * @setparam_attr: apply a task's attributes
+	 * @pol: the policy instance
+	 * @p: the task
+	 * @attr: the attributes to apply
+	 *
+	 * Called after a successful sched_setattr() and when @p's nice value
+	 * changes (setpriority()); and at fork, after new_prepare(), for a
+	 * child whose parent had a sched_runtime (the child keeps it).
+	 *
+	 * Default: ignore.
+	 *
+	 * Context: rq locked, after sched_setattr() or a nice change; only
+	 * p->pi_lock held at fork.
 	 */
 	void (*setparam_attr)(struct saakm_policy *pol, struct task_struct *p,
 			      const struct saakm_attr *attr);
@@ -346,7 +498,10 @@ struct saakm_ops {
 	/** @name: unique, at most SAAKM_NAME_LEN - 1 characters */
 	char name[SAAKM_NAME_LEN];
 
-	/** @balance_ms: period of balancing_select() in ms, 0 for none */
+	/**
+	 * @balance_ms: period of balancing_select() in ms, 0 for none; a
+	 * table with balancing_select() and no period does not register
+	 */
 	unsigned int balance_ms;
 
 	/** @balance_max: tasks one balance may move (balance_pick() calls); 0: 1 */
@@ -427,6 +582,22 @@ static inline unsigned int saakm_rq_len(const struct saakm_rq *rq)
 static inline enum saakm_task_state saakm_task_state(const struct task_struct *p)
 {
 	return READ_ONCE(p->saakm.state);
+}
+
+/**
+ * saakm_task_cpu - the CPU of a task's last placement or pick
+ * @p: the task
+ *
+ * The CPU whose runqueue @p was last placed on (saakm_change_state() to a
+ * READY state) or picked from (to RUNNING). It is where a policy counted
+ * @p when it queued it, which task_cpu() may no longer be once the core
+ * has moved the task.
+ *
+ * Return: that CPU.
+ */
+static inline int saakm_task_cpu(const struct task_struct *p)
+{
+	return READ_ONCE(p->saakm.cpu);
 }
 
 /**

@@ -3,7 +3,7 @@
  * SaaKM per-task scheduling state, embedded in task_struct.
  *
  * This header only defines what task_struct needs to carry. The policy API
- * lives in <linux/saakm.h>; the class core in kernel/sched/saakm*.c.
+ * lives in <linux/saakm.h>; the class core in kernel/sched/saakm/.
  */
 #ifndef _LINUX_SCHED_SAAKM_H
 #define _LINUX_SCHED_SAAKM_H
@@ -44,7 +44,12 @@ enum saakm_task_state {
  * @ready_at: its CPU's saakm_wait_clock() at the task's last state change
  * @run_start: the task's sum_exec_runtime when it last became RUNNING
  * @runtime: sched_runtime of its last sched_setattr() (ns, 0: none)
- * @flags: SAAKM_TF_* flags, private to the class core
+ * @flags: SAAKM_TF_* flags
+ *
+ * Every field is private to the class core: a policy reads what it needs
+ * through the accessors of <linux/saakm.h> (saakm_task_state(),
+ * saakm_task_cpu(), saakm_task_data()) and changes a task's state only with
+ * saakm_change_state(), so that the class can check each change.
  */
 struct sched_saakm_entity {
 	struct saakm_policy	*policy;

@@ -74,4 +74,18 @@
 	X(DISABLING, disabling)	/* being unregistered, tasks leaving */	\
 	X(EJECTED, ejected)	/* stopped after an error, bypassed */
 
+/*
+ * Ejection kinds (enum saakm_eject_kind, SAAKM_EJECT_<NAME>; kind= in
+ * /proc/saakm/errors): X(NAME, "name"). What found the fault is described
+ * in docs/design.md, "Safety".
+ */
+#define SAAKM_EJECT_KINDS(X)						\
+	X(STALL, "stall")	/* a ready task or a CPU waited too long */ \
+	X(TRANSITION, "transition") /* a state change the table forbids */ \
+	X(WRONG_CPU, "wrong-cpu") /* a CPU outside the task's affinity */ \
+	X(BAD_PICK, "bad-pick")	/* a pick the class may not run or move */ \
+	X(CALLBACK, "callback")	/* a callback left a task in a wrong state */ \
+	X(ERROR, "error")	/* saakm_policy_error() */		\
+	X(SYSRQ, "sysrq")	/* SysRq-K */
+
 #endif /* _UAPI_LINUX_SAAKM_H */

@@ -57,20 +57,38 @@
  *   idle enter/exit  enter_idle, exit_idle
  *   CPU up/down      core_entry, core_exit
  *
- * Policy lifetime, joining and leaving, the state machine and the runqueue
- * helpers are in saakm_policy.c; the safety net in saakm_safety.c; procfs,
- * sysfs in saakm_stats.c.
+ * The class's files, in layers: a file calls only files of lower layers
+ * (or of its own row, never in a loop), so each can be read, and tested,
+ * knowing only what is below it. build.c includes them in this order.
+ *
+ *   6  saakm_stats.c    /proc/saakm and /sys/kernel/saakm: reads all below
+ *   5  saakm.c          this file: the sched_class hooks, translated into
+ *                       events; picking, kicks, balancing, hotplug
+ *   4  saakm_policy.c   registration, joining and leaving, fork and
+ *                       sched_setattr, core_entry/core_exit
+ *   3  saakm_safety.c   the stall watchdog and tick check; running an
+ *                       ejected policy's tasks (saakm_bypass_pick())
+ *      saakm_server.c   the deadline server: a share under RT/DL load
+ *      saakm_lib.c      services policies call (topology, clocks, ...)
+ *   2  saakm_state.c    the state machine: saakm_change_state(), parking
+ *   1  saakm_eject.c    reporting a fault, bypass, draining the tasks
+ *      saakm_record.c   the recorder and the call log
+ *   0  saakm_check.c    the rules that judge a policy (also in libusim)
+ *      saakm_rq.c       the runqueues policies use (also in libusim)
+ *
+ * Upward needs are met by callbacks the higher layer installs: the deadline
+ * server picks with the pick_task_saakm() it is given (saakm_server_init()),
+ * and ejection's work item only drains, which needs nothing above it. The
+ * objects every layer shares (a policy, the per-CPU state, the callback
+ * context) are declared in saakm_base.h; how the class calls a policy, in
+ * saakm_call.h.
  */
-/*
- * The tracepoints are created here, the first of the saakm*.c files in
- * build_policy.c. ext.c, included before, leaves CREATE_TRACE_POINTS
- * defined: (re)define it for our header only.
- */
-#define CREATE_TRACE_POINTS
-#include <trace/events/saakm.h>
-#undef CREATE_TRACE_POINTS
-
-#include "saakm_internal.h"
+#include "saakm_call.h"
+#include "saakm_eject.h"
+#include "saakm_policy.h"
+#include "saakm_safety.h"
+#include "saakm_server.h"
+#include "saakm_state.h"
 
 DEFINE_PER_CPU(struct saakm_cpu, saakm_cpus);
 DEFINE_PER_CPU(bool, saakm_idle);
@@ -86,21 +104,6 @@ static inline struct saakm_policy_pcpu *pol_pcpu(struct saakm_policy *pol, int c
 
 /* Round-robin slice of tasks the class runs itself for an ejected policy. */
 #define SAAKM_BYPASS_SLICE_NS	(20 * NSEC_PER_MSEC)
-
-/*
- * Park @p, RUNNING, on the class-owned list of @cpu: at the head, or the
- * tail. A parked task runs before the policy is asked for another one.
- */
-void saakm_park(struct task_struct *p, int cpu, bool tail)
-{
-	struct list_head *head = &pol_pcpu(p->saakm.policy, cpu)->preempted;
-
-	if (tail)
-		list_move_tail(&p->saakm.core_node, head);
-	else
-		list_move(&p->saakm.core_node, head);
-	saakm_note_work(p->saakm.policy, cpu);
-}
 
 /* Is there anything for this class to run on @rq, for policies before @upto? */
 static bool saakm_has_work(struct rq *rq, struct saakm_policy *upto)
@@ -137,19 +140,6 @@ static void update_curr_saakm(struct rq *rq)
 		dl_server_update(server, delta);
 }
 
-/*
- * The class's deadline server. SaaKM runs below every other class, so an
- * RT or deadline task that never sleeps would starve its tasks for ever,
- * and with them anyone waiting for a lock one of them holds. As the fair
- * class does with rq->fair_server, each CPU has a SCHED_DEADLINE entity
- * that runs SaaKM tasks for saakm_server_runtime_ns in every
- * saakm_server_period_ns when they did not get that much CPU by themselves
- * (it is deferred to the end of the period, so it costs nothing while the
- * class is not starved). Tunable in /sys/kernel/saakm/server_*_us.
- */
-u64 saakm_server_runtime_ns = 50 * NSEC_PER_MSEC;
-u64 saakm_server_period_ns = NSEC_PER_SEC;
-
 static struct task_struct *pick_task_saakm(struct rq *rq);
 static bool saakm_preempt_task(struct rq *rq, struct task_struct *p);
 static void saakm_kick_due(struct rq *rq);
@@ -157,109 +147,6 @@ static void saakm_kick_due(struct rq *rq);
 static struct task_struct *saakm_server_pick(struct sched_dl_entity *dl_se)
 {
 	return pick_task_saakm(dl_se->rq);
-}
-
-/* A SaaKM task was enqueued on @rq (locked, clock updated). */
-static void saakm_server_start(struct rq *rq)
-{
-	struct sched_dl_entity *dl_se = &per_cpu(saakm_cpus, cpu_of(rq)).server;
-
-	if (dl_server_active(dl_se) || !cpu_online(cpu_of(rq)))
-		return;
-	/* First start: dl_server_start() would apply the fair server's values. */
-	if (!dl_se->dl_server) {
-		if (dl_server_apply_params(dl_se, READ_ONCE(saakm_server_runtime_ns),
-					   READ_ONCE(saakm_server_period_ns), 1))
-			return;
-		dl_se->dl_server = 1;
-		dl_se->dl_defer = 1;
-		setup_new_dl_entity(dl_se);
-	}
-	dl_server_start(dl_se);
-}
-
-/*
- * @rq's CPU leaves idle (saakm_set_idle(); rq locked, clock updated). SaaKM
- * tasks did not need that time: count it as runtime the server did not have
- * to give, as the fair class does for its own. Otherwise, after a period in
- * which SaaKM tasks mostly slept, the server got on the runqueue, and then
- * each sleep stopped it and each wakeup started it again until they had
- * used its runtime: 18% more instructions per round trip of a 2-CPU
- * ping-pong (docs/benchmarks.md, "The deadline server and idle time").
- */
-void saakm_server_idle(struct rq *rq)
-{
-	struct sched_dl_entity *dl_se = &per_cpu(saakm_cpus, cpu_of(rq)).server;
-	s64 delta = rq_clock_task(rq) - __this_cpu_read(saakm_idle_start);
-
-	if (delta > 0 && dl_server_active(dl_se)) {
-		trace_saakm_server_idle(cpu_of(rq), delta);
-		dl_server_update_idle(dl_se, delta);
-	}
-}
-
-/* Apply new server parameters on @cpu; process context. */
-static int saakm_server_apply(int cpu, u64 runtime, u64 period)
-{
-	struct saakm_cpu *sc = &per_cpu(saakm_cpus, cpu);
-	struct rq *rq = cpu_rq(cpu);
-	struct rq_flags rf;
-	int ret = 0;
-
-	rq_lock_irqsave(rq, &rf);
-	update_rq_clock(rq);
-	if (sc->server.dl_server) {
-		/* Stopping an inactive server would subtract its bandwidth twice. */
-		if (dl_server_active(&sc->server))
-			dl_server_stop(&sc->server);
-		ret = dl_server_apply_params(&sc->server, runtime, period, 0);
-		if (sc->nr_queued && runtime)
-			dl_server_start(&sc->server);
-	}
-	rq_unlock_irqrestore(rq, &rf);
-	return ret;
-}
-
-/**
- * saakm_server_set_params - set the SaaKM deadline server of every CPU
- * @runtime_ns: guaranteed runtime per period; 0 disables the server
- * @period_ns: period, 100 us to 4 s
- *
- * Context: process context, may sleep.
- * Return: 0, -EINVAL for values out of range, or -EBUSY if the deadline
- * bandwidth of a root domain cannot take the new share.
- */
-int saakm_server_set_params(u64 runtime_ns, u64 period_ns)
-{
-	int cpu, ret = 0;
-
-	if (period_ns < 100 * NSEC_PER_USEC || period_ns > 4 * NSEC_PER_SEC ||
-	    runtime_ns > period_ns)
-		return -EINVAL;
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
-		ret = saakm_server_apply(cpu, runtime_ns, period_ns);
-		if (ret)
-			break;
-	}
-	if (!ret) {
-		WRITE_ONCE(saakm_server_runtime_ns, runtime_ns);
-		WRITE_ONCE(saakm_server_period_ns, period_ns);
-	}
-	cpus_read_unlock();
-	return ret;
-}
-
-/**
- * saakm_attach_root - account the server's bandwidth in a new root domain
- * @rq: a runqueue that moved to a new root domain, locked
- */
-void saakm_attach_root(struct rq *rq)
-{
-	struct sched_dl_entity *dl_se = &per_cpu(saakm_cpus, cpu_of(rq)).server;
-
-	if (dl_se->dl_server)
-		__dl_server_attach_root(dl_se, rq);
 }
 
 /*
@@ -271,8 +158,8 @@ static void check_placed(struct rq *rq, struct task_struct *p, const char *ev)
 {
 	if (likely(p->saakm.state == SAAKM_READY))
 		return;
-	saakm_eject(p->saakm.policy, "callback", "%s left task %d in state %s",
-			   ev, p->pid, saakm_state_name(p->saakm.state));
+	saakm_eject(p->saakm.policy, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE,
+		    ev, p->pid, saakm_state_name(p->saakm.state));
 	saakm_force_state(p, SAAKM_RUNNING);
 	saakm_park(p, cpu_of(rq), true);
 }
@@ -332,15 +219,6 @@ static void task_woken_saakm(struct rq *rq, struct task_struct *p)
 }
 #endif
 
-/* Take @p off the class-owned list of @cpu if it is parked there. */
-void saakm_unpark(struct task_struct *p, int cpu)
-{
-	if (list_empty(&p->saakm.core_node))
-		return;
-	list_del_init(&p->saakm.core_node);
-	saakm_note_work(p->saakm.policy, cpu);
-}
-
 static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 {
 	struct saakm_policy *pol = p->saakm.policy;
@@ -367,8 +245,8 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		saakm_unpark(p, cpu);
 		saakm_call(pol, cpu, p, block, p, cpu);
 		if (p->saakm.state != SAAKM_BLOCKED) {
-			saakm_eject(pol, "callback", "block left task %d in state %s",
-					   p->pid, saakm_state_name(p->saakm.state));
+			saakm_eject(pol, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE, "block",
+				    p->pid, saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_BLOCKED);
 		}
 		break;
@@ -413,9 +291,9 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 	if (unlikely(p->saakm.policy != pol || task_cpu(p) != cpu ||
 		     !(p->saakm.flags & SAAKM_TF_QUEUED) ||
 		     p->saakm.state != SAAKM_RUNNING)) {
-		saakm_eject(pol, "bad-pick", "schedule(%d) returned task %d (cpu %d, state %s)",
-				   cpu, p->pid, task_cpu(p),
-				   saakm_state_name(p->saakm.state));
+		saakm_eject(pol, SAAKM_EJECT_BAD_PICK, SAAKM_ERR_BAD_SCHEDULE,
+			    cpu, p->pid, task_cpu(p),
+			    saakm_state_name(p->saakm.state));
 		return NULL;
 	}
 	return p;
@@ -516,7 +394,7 @@ static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
 		 * Still runnable, but neither running nor in a runqueue: the
 		 * policy dropped it. Report it and keep the task alive.
 		 */
-		saakm_eject(p->saakm.policy, "callback",
+		saakm_eject(p->saakm.policy, SAAKM_EJECT_CALLBACK,
 			    "task %d left cpu %d in state %s while runnable",
 			    p->pid, cpu_of(rq), saakm_state_name(p->saakm.state));
 		saakm_force_state(p, SAAKM_RUNNING);
@@ -711,20 +589,21 @@ static bool saakm_pull_one(struct rq *src, struct rq *dst, struct saakm_policy *
 	p = saakm_call_ret(pol, src_cpu, NULL, NULL, balance_pick, src_cpu, dst_cpu);
 	if (!p)
 		return false;
-	if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src &&
-	    (p->saakm.flags & SAAKM_TF_QUEUED) && !task_on_cpu(src, p) &&
-	    saakm_can_migrate(p, dst_cpu)) {
+	switch (saakm_pull_verdict(p->saakm.state, task_rq(p) == src,
+				   p->saakm.flags & SAAKM_TF_QUEUED, task_on_cpu(src, p),
+				   saakm_can_migrate(p, dst_cpu))) {
+	case SAAKM_PULL_MOVE:
 		move_task(src, dst, p);
 		return true;
-	}
-	/* READY but still on its CPU (it just joined there): not movable yet. */
-	if (p->saakm.state == SAAKM_MIGRATING && task_on_cpu(src, p)) {
+	case SAAKM_PULL_GIVE_BACK:
 		saakm_call(pol, src_cpu, p, unblock_place, p, src_cpu);
 		check_placed(src, p, "unblock_place");
 		return false;
+	case SAAKM_PULL_BAD:
+		break;
 	}
-	saakm_eject(pol, "bad-pick", "balance_pick(%d, %d) returned task %d that cannot move",
-			   src_cpu, dst_cpu, p->pid);
+	saakm_eject(pol, SAAKM_EJECT_BAD_PICK, SAAKM_ERR_BAD_BALANCE_PICK,
+		    src_cpu, dst_cpu, p->pid);
 	if (p->saakm.state == SAAKM_MIGRATING && task_rq(p) == src)
 		saakm_call(pol, src_cpu, p, unblock_place, p, src_cpu);
 	return false;
@@ -902,8 +781,8 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 	cpu = saakm_call_ret(pol, prev_cpu, p, prev_cpu, unblock_prepare, p);
 	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
 		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
-		saakm_eject(pol, "wrong-cpu", "chose CPU %d for task %d outside its affinity",
-				   cpu, p->pid);
+		saakm_eject(pol, SAAKM_EJECT_WRONG_CPU, SAAKM_ERR_OUTSIDE_AFFINITY,
+			    cpu, p->pid);
 		cpu = prev_cpu;
 	}
 	return cpu;
@@ -1101,8 +980,7 @@ static int __init saakm_class_init(void)
 
 		init_irq_work(&sc->balance_work, saakm_balance_workfn);
 		init_irq_work(&sc->kick_work, saakm_kick_workfn);
-		init_dl_entity(&sc->server);
-		dl_server_init(&sc->server, cpu_rq(cpu), saakm_server_pick);
+		saakm_server_init(cpu, saakm_server_pick);
 	}
 	/* Before SMP bring-up: the other CPUs go through saakm_cpu_starting(). */
 	for_each_online_cpu(cpu)

@@ -4,7 +4,7 @@
  * are in saakm_rq.c). None of it keeps class state or takes a lock: the
  * callbacks that use it hold the locks already.
  */
-#include "saakm_internal.h"
+#include "saakm_record.h"
 
 /* Services. */
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SaaKM policies: registration, tasks joining and leaving a policy, the task
- * state machine, runqueue helpers, and the small services the API exports.
- * What happens when a policy fails is in saakm_safety.c.
+ * SaaKM policies: registration, tasks joining and leaving a policy, CPUs
+ * coming and going, and the small services the API exports. The task state
+ * machine is in saakm_state.c; what happens when a policy fails, in
+ * saakm_safety.c and saakm_eject.c.
  *
  * Lifetime. The class takes no module reference per task: a policy module
  * can always be unloaded. Instead saakm_unregister_policy() refuses new
@@ -16,7 +17,11 @@
  * protected by its rq lock, as for every other scheduling class.
  *
  */
-#include "saakm_internal.h"
+#include "saakm_call.h"
+#include "saakm_eject.h"
+#include "saakm_policy.h"
+#include "saakm_safety.h"
+#include "saakm_state.h"
 
 LIST_HEAD(saakm_policies);
 struct saakm_policy __rcu *saakm_slots[SAAKM_MAX_POLICIES];
@@ -29,191 +34,6 @@ DEFINE_STATIC_KEY_FALSE(saakm_active_key);
 DEFINE_STATIC_KEY_FALSE(saakm_balance_key);
 DEFINE_STATIC_KEY_FALSE(saakm_idle_key);
 atomic_t saakm_nr_tasks = ATOMIC_INIT(0);
-DEFINE_STATIC_KEY_TRUE(saakm_check_key);
-DEFINE_STATIC_KEY_TRUE(saakm_log_transitions_key);
-
-
-#define SAAKM_STATE_NAME(NAME)	#NAME,
-static const char * const saakm_state_names[SAAKM_NR_STATES] = {
-	SAAKM_STATES(SAAKM_STATE_NAME)
-};
-
-const char *saakm_state_name(enum saakm_task_state state)
-{
-	return state < SAAKM_NR_STATES ? saakm_state_names[state] : "?";
-}
-
-/*
- * Transitions a policy may make: SAAKM_TRANSITIONS() in
- * <uapi/linux/saakm_replay.h>, a byte of target states per source state.
- * Three targets are further tied to one callback (saakm_in_context()):
- * BLOCKED only from block() for that task, TERMINATED only from
- * terminate() for that task, MIGRATING only from balance_pick(). Anything
- * else would leave a runnable task in no runqueue and on no CPU.
- * The class itself also moves tasks to RUNNING (picked by core scheduling
- * without the policy, or repaired after an error), READY_TICK -> READY
- * (left the CPU) and * -> BLOCKED (PI boost), with saakm_force_state().
- */
-#define SAAKM_ALLOWED_BIT(from, to)	| (BIT(SAAKM_##to) << (8 * SAAKM_##from))
-static const u64 saakm_allowed = 0 SAAKM_TRANSITIONS(SAAKM_ALLOWED_BIT);
-#undef SAAKM_ALLOWED_BIT
-
-static bool saakm_transition_ok(enum saakm_task_state from, enum saakm_task_state to)
-{
-	return from < SAAKM_NR_STATES && (saakm_allowed >> (8 * from)) & BIT(to);
-}
-
-/* Leave the current state: off the runqueue, out of the READY count. */
-static void leave_state(struct task_struct *p)
-{
-	struct sched_saakm_entity *se = &p->saakm;
-
-	if (se->queue)
-		saakm_rq_remove(p);
-	if (saakm_is_ready(se->state)) {
-		per_cpu_ptr(se->policy->pcpu, se->cpu)->nr_ready--;
-		saakm_note_work(se->policy, se->cpu);
-	}
-}
-
-/**
- * saakm_force_state - move a task to a state on the class's own authority
- * @p: the task, its rq locked
- * @state: the new state; never READY (the class does not queue tasks)
- *
- * Used for transitions the class makes itself and to repair the state after
- * a policy error. Not validated.
- */
-void saakm_force_state(struct task_struct *p, enum saakm_task_state state)
-{
-	struct saakm_policy *pol = p->saakm.policy;
-
-	/* READY_TICK -> READY only relabels a task that stays queued. */
-	if (!(saakm_is_ready(p->saakm.state) && saakm_is_ready(state)))
-		leave_state(p);
-	if (state == SAAKM_RUNNING && p->saakm.state != SAAKM_RUNNING)
-		p->saakm.run_start = p->se.sum_exec_runtime;
-	if (state != p->saakm.state && pol) {
-		p->saakm.ready_at = saakm_wait_clock(pol, task_cpu(p));
-		saakm_rec(pol, SAAKM_REC_FORCE, 0, task_cpu(p), p, state, -1, p->saakm.state);
-	}
-	p->saakm.state = state;
-}
-
-/*
- * Is the callback running on this CPU allowed to move @p to @to? RUNNING is
- * for the one task schedule() returns: the first task it makes RUNNING is
- * recorded, and a second one refused (it would run on no CPU).
- */
-static bool saakm_in_context(struct task_struct *p, enum saakm_task_state to)
-{
-	enum saakm_event ev = __this_cpu_read(saakm_ctx.ev);
-	struct task_struct *for_task = __this_cpu_read(saakm_ctx.p);
-
-	switch (to) {
-	case SAAKM_RUNNING:
-		if (ev != SAAKM_EV_SCHEDULE || (for_task && for_task != p))
-			return false;
-		__this_cpu_write(saakm_ctx.p, p);
-		return true;
-	case SAAKM_BLOCKED:
-		return ev == SAAKM_EV_BLOCK && for_task == p;
-	case SAAKM_TERMINATED:
-		return ev == SAAKM_EV_TERMINATE && for_task == p;
-	case SAAKM_MIGRATING:
-		return ev == SAAKM_EV_BALANCE_PICK;
-	default:
-		return true;
-	}
-}
-
-static void report_bad_transition(struct task_struct *p, enum saakm_task_state to,
-				  unsigned long ip, const char *why)
-{
-	struct saakm_policy *pol = p->saakm.policy;
-	int cpu = task_cpu(p);	/* the argument is -1 for most target states */
-
-	atomic_inc(&pol->nr_bad_transitions);
-	if (static_branch_likely(&saakm_log_transitions_key))
-		saakm_printk_ratelimited(KERN_ERR "saakm: policy %s: task %d (%s) on cpu %d: invalid transition %s -> %s%s at %pS\n",
-				   pol->ops.name, p->pid, p->comm, cpu,
-				   saakm_state_name(p->saakm.state),
-				   saakm_state_name(to), why, (void *)ip);
-	saakm_eject(pol, "transition", "task %d on cpu %d: %s -> %s%s at %pS",
-		    p->pid, cpu, saakm_state_name(p->saakm.state),
-		    saakm_state_name(to), why, (void *)ip);
-}
-
-/**
- * saakm_change_state - move a task to a new state, and between runqueues
- * @p: the task
- * @state: the new state
- * @cpu: for %SAAKM_READY and %SAAKM_READY_TICK, the CPU whose runqueue @rq
- *	is, which must be the task's CPU; for %SAAKM_RUNNING, the CPU it runs
- *	on; ignored otherwise (pass -1)
- * @rq: for %SAAKM_READY and %SAAKM_READY_TICK, the runqueue to insert @p in;
- *	NULL otherwise
- *
- * This is the only way a policy changes a task's state. Leaving READY takes
- * the task off its runqueue; entering READY inserts it, so a task can never
- * be queued twice. With checking on (the default), a transition not in the
- * state machine is refused and reported with the policy, task, states and
- * call site; so is SAAKM_BLOCKED outside block() for @p, SAAKM_TERMINATED
- * outside terminate() for @p, SAAKM_MIGRATING outside balance_pick(), and
- * SAAKM_RUNNING outside schedule() or for a second task in one schedule().
- * An insertion for another CPU is a policy error.
- *
- * Context: the rq lock of the task's CPU is held (it is, in every callback
- * that may change this task's state).
- */
-void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
-			int cpu, struct saakm_rq *rq)
-{
-	struct sched_saakm_entity *se = &p->saakm;
-
-	if (WARN_ON_ONCE(!se->policy || state >= SAAKM_NR_STATES))
-		return;
-	lockdep_assert_rq_held(task_rq(p));
-
-	if (static_branch_likely(&saakm_check_key)) {
-		if (!saakm_transition_ok(se->state, state)) {
-			report_bad_transition(p, state, _RET_IP_, "");
-			return;
-		}
-		if (!saakm_in_context(p, state)) {
-			report_bad_transition(p, state, _RET_IP_,
-					      " outside its callback");
-			return;
-		}
-	}
-	if (saakm_is_ready(state) &&
-	    (!rq || cpu != task_cpu(p) || (rq->cpu >= 0 && rq->cpu != cpu))) {
-		saakm_eject(se->policy, "wrong-cpu",
-			    "task %d queued for cpu %d (runqueue of cpu %d) but enqueued on cpu %d",
-			    p->pid, cpu, rq ? rq->cpu : -1, task_cpu(p));
-		return;
-	}
-
-	trace_saakm_state(se->policy->ops.name, p->pid, cpu, se->state, state);
-	saakm_rec(se->policy, SAAKM_REC_STATE, 0, cpu, p, state, rq ? rq->cpu : -1, se->state);
-	leave_state(p);
-	se->state = state;
-	se->ready_at = saakm_wait_clock(se->policy, task_cpu(p));
-	if (saakm_is_ready(state)) {
-		struct saakm_policy_pcpu *pc = per_cpu_ptr(se->policy->pcpu, cpu);
-
-		saakm_rq_insert(rq, p);
-		/* The stall clock of a CPU starts with its first READY task. */
-		if (!pc->nr_ready++)
-			pc->last_pick = jiffies;
-		saakm_note_work(se->policy, cpu);
-		se->cpu = cpu;
-	} else if (state == SAAKM_RUNNING) {
-		se->cpu = cpu;
-		se->run_start = p->se.sum_exec_runtime;
-	}
-}
-EXPORT_SYMBOL_GPL(saakm_change_state);
 
 /* Joining and leaving a policy. */
 
@@ -267,7 +87,7 @@ void saakm_detach(struct task_struct *p)
 	if (p->saakm.state != SAAKM_TERMINATED) {
 		saakm_call(pol, cpu, p, terminate, p);
 		if (p->saakm.state != SAAKM_TERMINATED) {
-			saakm_eject(pol, "callback", "terminate left task %d in state %s",
+			saakm_eject(pol, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE, "terminate",
 				    p->pid, saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_TERMINATED);
 		}
@@ -295,7 +115,7 @@ static void saakm_fork_prepare(struct task_struct *p, struct saakm_policy *pol)
 
 	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
 		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
-		saakm_eject(pol, "wrong-cpu", "chose CPU %d for task %d outside its affinity",
+		saakm_eject(pol, SAAKM_EJECT_WRONG_CPU, SAAKM_ERR_OUTSIDE_AFFINITY,
 			    cpu, p->pid);
 		cpu = task_cpu(p);
 	}
@@ -591,18 +411,6 @@ static void saakm_bracket_all(struct saakm_policy *pol, bool entry)
 	}
 }
 
-static bool ops_valid(const struct saakm_ops *ops)
-{
-	if (!ops->new_place || !ops->unblock_place || !ops->block ||
-	    !ops->schedule || !ops->terminate)
-		return false;
-	if ((ops->newly_idle || ops->balancing_select) && !ops->balance_pick)
-		return false;
-	if (ops->balancing_select && !ops->balance_ms)
-		return false;
-	return ops->name[0] && strnlen(ops->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
-}
-
 static bool name_in_use(const char *name)
 {
 	struct saakm_policy *pol;
@@ -728,7 +536,7 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
 	struct saakm_policy *pol;
 	int ret;
 
-	if (!ops_valid(ops))
+	if (!saakm_ops_valid(ops))
 		return ERR_PTR(-EINVAL);
 	pol = saakm_policy_alloc(ops, priv, owner);
 	if (!pol)

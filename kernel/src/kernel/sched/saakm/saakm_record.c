@@ -19,7 +19,7 @@
  * saakm_rec_slot), which "saakm record" unfolds, and only the CALL is
  * timed: the call's other records are ordered by their seq and happen
  * within microseconds. So most calls cost one slot and one clock read,
- * written inline where the class calls the policy (saakm_internal.h);
+ * written inline where the class calls the policy (saakm_record.h);
  * the rest come here. (Through a trace event, each record cost some 750
  * instructions, and a call two or three records.)
  *
@@ -28,7 +28,7 @@
 #include <linux/proc_fs.h>
 #include <linux/vmalloc.h>
 #include <asm/local.h>
-#include "saakm_internal.h"
+#include "saakm_record.h"
 
 DEFINE_PER_CPU(struct saakm_rec_cpu, saakm_rec_cpu);
 
@@ -71,7 +71,7 @@ static void saakm_rec_slot(struct saakm_rec_cpu *rc, u64 seq, enum saakm_rec_kin
  *
  * Any context, hard irq included; usually with the rq lock of the CPU
  * concerned held, or from a callback. The CALL, a call's first STATE and
- * its RET have shorter ways (saakm_internal.h); this is the slot of the
+ * its RET have shorter ways (saakm_record.h); this is the slot of the
  * others.
  */
 void __saakm_rec(struct saakm_policy *pol, enum saakm_rec_kind kind, int ev,
@@ -169,6 +169,15 @@ void __saakm_rec_state(struct saakm_policy *pol, u64 seq, int cpu, struct task_s
  * and reading. Taken before saakm_mutex, and held while the static key
  * flips (which takes the CPU hotplug lock): never under saakm_mutex.
  */
+/* /sys/kernel/saakm/log_calls: log every policy call, rate-limited. */
+DEFINE_STATIC_KEY_FALSE(saakm_log_calls_key);
+
+void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu)
+{
+	saakm_printk_ratelimited(KERN_INFO "saakm: %s.%s cpu %d\n", pol->ops.name,
+				 saakm_event_name(ev), cpu);
+}
+
 static DEFINE_MUTEX(saakm_record_mutex);
 
 static void saakm_rec_free_bufs(void)

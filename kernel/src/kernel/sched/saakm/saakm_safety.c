@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SaaKM safety net: how a faulty policy is found, reported, bypassed and
- * drained, so that a bug in a policy module never costs a task.
+ * SaaKM safety net: how a faulty policy is found, and how the class runs
+ * its tasks once it is ejected (saakm_eject.c reports and drains).
  *
  * Detection. Every fault ends in saakm_eject(), first error wins:
  * - the watchdog (a work item, every quarter timeout): a READY task that
@@ -11,13 +11,9 @@
  *   higher class or an earlier policy: a busy CPU is not the policy's fault;
  * - the tick: a CPU with READY tasks and no pick for a whole timeout while
  *   it was free for them; it also keeps saakm_wait_clock() up to date;
- * - the state machine (saakm_change_state() in saakm_policy.c) and the
+ * - the state machine (saakm_change_state() in saakm_state.c) and the
  *   checks on what callbacks return or leave (saakm.c);
  * - saakm_policy_error() from the policy itself, and SysRq-K.
- *
- * Reporting. The reason goes to the kernel log and /proc/saakm/errors.
- * With /sys/kernel/saakm/panic_on_error set, the kernel panics instead, so
- * that kdump or KGDB catch the state at the fault.
  *
  * Bypass. An ejected policy is never called again, except free_metadata,
  * core_exit and exit, so that it can release what it holds. saakm_call()
@@ -35,136 +31,16 @@
  *   switched_from    block skipped: forced BLOCKED
  *   balancing        newly_idle/balancing_select not called (not ENABLED)
  *   prio_changed     setparam_attr skipped
- *
- * Drain. A work item moves every task of the policy back to SCHED_NORMAL
- * with sched_setattr(); saakm_unregister_policy() drains the same way.
  */
 #include <linux/sysrq.h>
-#include "saakm_internal.h"
+#include "saakm_eject.h"
+#include "saakm_record.h"
+#include "saakm_safety.h"
+#include "saakm_state.h"
 
-/* Stall timeout for every policy, /sys/kernel/saakm/watchdog_timeout_ms. */
 unsigned int saakm_watchdog_timeout_ms = 5000;
 static void saakm_watchdog_workfn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(saakm_watchdog_work, saakm_watchdog_workfn);
-
-/* /sys/kernel/saakm/panic_on_error: panic at the first policy error. */
-DEFINE_STATIC_KEY_FALSE(saakm_panic_key);
-
-/*
- * Move every task of @pol back to SCHED_NORMAL. New tasks are refused by
- * then (state not ENABLED), but a sched_setattr() or fork that checked the
- * state just before may still attach one: those run under an RCU read-side
- * section, so loop until a grace period passes with no task left.
- */
-void saakm_drain(struct saakm_policy *pol)
-{
-	struct sched_attr attr = {
-		.size		= sizeof(attr),
-		.sched_policy	= SCHED_NORMAL,
-	};
-
-	do {
-		for (;;) {
-			struct task_struct *p;
-
-			raw_spin_lock_irq(&pol->lock);
-			p = list_first_entry_or_null(&pol->tasks, struct task_struct,
-						     saakm.policy_node);
-			if (p)
-				get_task_struct(p);
-			raw_spin_unlock_irq(&pol->lock);
-			if (!p)
-				break;
-
-			attr.sched_nice = task_nice(p);
-			attr.sched_flags = p->sched_reset_on_fork ?
-					   SCHED_FLAG_RESET_ON_FORK : 0;
-			WARN_ON_ONCE(sched_setattr_nocheck(p, &attr));
-			put_task_struct(p);
-			cond_resched();
-		}
-		synchronize_rcu();
-	} while (atomic_read(&pol->nr_tasks));
-}
-
-static void saakm_eject_workfn(struct work_struct *work)
-{
-	struct saakm_policy *pol = container_of(work, struct saakm_policy, eject_work);
-
-	saakm_drain(pol);
-	pr_err("saakm: policy %s (id %d) ejected, its tasks now run under SCHED_NORMAL: %s: %s\n",
-	       pol->ops.name, pol->id, pol->kind, pol->reason);
-}
-
-/* Errors are raised with rq locks held: queue the work from an irq_work. */
-static void saakm_eject_irq_workfn(struct irq_work *work)
-{
-	struct saakm_policy *pol = container_of(work, struct saakm_policy, eject_irq_work);
-
-	schedule_work(&pol->eject_work);
-}
-
-static __printf(3, 0) void saakm_veject(struct saakm_policy *pol, const char *kind,
-					const char *fmt, va_list args)
-{
-	if (!pol || cmpxchg(&pol->state, SAAKM_POLICY_ENABLED,
-			    SAAKM_POLICY_EJECTED) != SAAKM_POLICY_ENABLED)
-		return;
-	saakm_rec(pol, SAAKM_REC_ERROR, 0, -1, NULL, -1, -1, 0);
-	pol->kind = kind;
-	vscnprintf(pol->reason, sizeof(pol->reason), fmt, args);
-	/* Readers of /proc/saakm/errors see the reason only once complete. */
-	smp_store_release(&pol->reason_set, true);
-	if (static_branch_unlikely(&saakm_panic_key))
-		panic("saakm: policy %s (id %d) error: %s: %s", pol->ops.name,
-		      pol->id, kind, pol->reason);
-	preempt_disable();
-	printk_deferred_enter();
-	pr_err("saakm: policy %s (id %d) error: %s: %s\n", pol->ops.name, pol->id,
-	       kind, pol->reason);
-	printk_deferred_exit();
-	preempt_enable();
-	irq_work_queue(&pol->eject_irq_work);
-}
-
-/**
- * saakm_eject - eject a policy for a fault the class detected
- * @pol: the faulty policy
- * @kind: short fault kind ("stall", "transition", "wrong-cpu", ...)
- * @fmt: printf-style details
- *
- * The first error wins: the policy is bypassed from now on, new tasks are
- * refused, and its tasks are moved back to SCHED_NORMAL from a workqueue.
- * The kind and details are logged and shown in /proc/saakm/errors.
- * Callable in any context, including with rq locks held.
- */
-void saakm_eject(struct saakm_policy *pol, const char *kind, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	saakm_veject(pol, kind, fmt, args);
-	va_end(args);
-}
-
-/**
- * saakm_policy_error - report a bug from inside a policy and eject it
- * @pol: the faulty policy
- * @fmt: printf-style reason, shown in the kernel log and /proc/saakm/errors
- *
- * Same effect as a fault found by the class (see saakm_eject()): the class
- * stops calling the policy and moves its tasks back to SCHED_NORMAL.
- * Callable from any callback.
- */
-void saakm_policy_error(struct saakm_policy *pol, const char *fmt, ...)
-{
-	va_list args;
-
-	va_start(args, fmt);
-	saakm_veject(pol, "error", fmt, args);
-	va_end(args);
-}
-EXPORT_SYMBOL_GPL(saakm_policy_error);
 
 /**
  * saakm_timeout - stall timeout of a policy, in jiffies
@@ -172,7 +48,7 @@ EXPORT_SYMBOL_GPL(saakm_policy_error);
  *
  * Return: the system timeout, or the policy's own if it is lower.
  */
-unsigned long saakm_timeout(struct saakm_policy *pol)
+static unsigned long saakm_timeout(struct saakm_policy *pol)
 {
 	unsigned int ms = READ_ONCE(saakm_watchdog_timeout_ms);
 
@@ -228,7 +104,7 @@ void saakm_check_cpu_stall(struct saakm_policy *pol, int cpu)
 	if (!free)
 		pc->last_pick = jiffies;	/* waiting is not its fault */
 	else if (time_after(jiffies, pc->last_pick + saakm_timeout(pol)))
-		saakm_eject(pol, "stall", "cpu %d picked no task for %u ms with %u ready",
+		saakm_eject(pol, SAAKM_EJECT_STALL, SAAKM_ERR_NO_PICK,
 			    cpu, jiffies_to_msecs(jiffies - pc->last_pick), pc->nr_ready);
 }
 
@@ -296,10 +172,10 @@ static void saakm_confirm_stall(struct saakm_policy *pol, struct task_struct *p,
 	if (p->saakm.policy != pol || saakm_waited(pol, p) <= (long)timeout) {
 		/* moved on meanwhile */
 	} else if (saakm_is_ready(p->saakm.state)) {
-		saakm_eject(pol, "stall", "task %d (%s) ready for %u ms on cpu %d without running",
+		saakm_eject(pol, SAAKM_EJECT_STALL, "task %d (%s) ready for %u ms on cpu %d without running",
 			    p->pid, p->comm, ms, cpu);
 	} else if (saakm_in_limbo(p)) {
-		saakm_eject(pol, "stall", "task %d (%s) runnable for %u ms on cpu %d in state %s, in no runqueue",
+		saakm_eject(pol, SAAKM_EJECT_STALL, "task %d (%s) runnable for %u ms on cpu %d in state %s, in no runqueue",
 			    p->pid, p->comm, ms, cpu, saakm_state_name(p->saakm.state));
 		saakm_force_state(p, SAAKM_RUNNING);
 		saakm_park(p, cpu, true);
@@ -384,8 +260,7 @@ void saakm_safety_init(struct saakm_policy *pol)
 	/* The first tick charges only the time since now. */
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(pol->pcpu, cpu)->busy_seen = jiffies;
-	init_irq_work(&pol->eject_irq_work, saakm_eject_irq_workfn);
-	INIT_WORK(&pol->eject_work, saakm_eject_workfn);
+	saakm_eject_init(pol);
 }
 
 /*
@@ -426,7 +301,7 @@ static void sysrq_handle_saakm_eject(u8 key)
 
 	rcu_read_lock();
 	for_each_saakm_policy(pol)
-		saakm_eject(pol, "sysrq", "ejected by SysRq-K");
+		saakm_eject(pol, SAAKM_EJECT_SYSRQ, "ejected by SysRq-K");
 	rcu_read_unlock();
 }
 

@@ -38,27 +38,18 @@
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/sysfs.h>
-#include "saakm_internal.h"
+#include "saakm_eject.h"
+#include "saakm_record.h"
+#include "saakm_safety.h"
+#include "saakm_server.h"
+#include "saakm_state.h"
 
-DEFINE_STATIC_KEY_FALSE(saakm_log_calls_key);
-
-/* Both in the order of their enums, which the same lists generate. */
-#define SAAKM_EVENT_NAME(NAME, name)		#name,
+/* In the order of their enum, which the same list generates. */
 #define SAAKM_POLICY_STATE_NAME(NAME, name)	#name,
-
-static const char * const saakm_event_names[SAAKM_NR_EVENTS] = {
-	SAAKM_EVENTS(SAAKM_EVENT_NAME)
-};
 
 static const char * const saakm_policy_state_names[] = {
 	SAAKM_POLICY_STATES(SAAKM_POLICY_STATE_NAME)
 };
-
-void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu)
-{
-	saakm_printk_ratelimited(KERN_INFO "saakm: %s.%s cpu %d\n", pol->ops.name,
-				 saakm_event_names[ev], cpu);
-}
 
 static int policies_show(struct seq_file *m, void *v)
 {
@@ -113,7 +104,7 @@ static int events_show(struct seq_file *m, void *v)
 
 			for_each_possible_cpu(cpu)
 				sum += per_cpu_ptr(pol->pcpu, cpu)->events[ev];
-			seq_printf(m, " %s=%llu", saakm_event_names[ev], sum);
+			seq_printf(m, " %s=%llu", saakm_event_name(ev), sum);
 		}
 		seq_printf(m, " bad_transitions=%d\n",
 			   atomic_read(&pol->nr_bad_transitions));
@@ -131,7 +122,7 @@ static int errors_show(struct seq_file *m, void *v)
 		/* Pairs with the release in saakm_veject(): a complete reason. */
 		if (smp_load_acquire(&pol->reason_set))
 			seq_printf(m, "name=%s kind=%s reason=%s\n", pol->ops.name,
-				   pol->kind, pol->reason);
+				   saakm_eject_kind_name(pol->kind), pol->reason);
 	rcu_read_unlock();
 	return 0;
 }
@@ -265,10 +256,6 @@ static ssize_t server_store(const char *buf, size_t count, bool runtime)
 
 SAAKM_SERVER_ATTR(runtime, saakm_server_runtime_ns, true);
 SAAKM_SERVER_ATTR(period, saakm_server_period_ns, false);
-
-DECLARE_STATIC_KEY_TRUE(saakm_check_key);
-DECLARE_STATIC_KEY_TRUE(saakm_log_transitions_key);
-DECLARE_STATIC_KEY_FALSE(saakm_panic_key);
 
 SAAKM_SWITCH(check_transitions, saakm_check_key);
 SAAKM_SWITCH(log_transitions, saakm_log_transitions_key);
