@@ -39,7 +39,7 @@ int saakm_rec_kind_index(const char *name)
 	return -1;
 }
 
-bool saakm_transition_ok(int from, int to)
+bool saakm_rec_transition_ok(int from, int to)
 {
 #define X_TRANS(FROM, TO) if (from == SAAKM_ST_##FROM && to == SAAKM_ST_##TO) return true;
 	SAAKM_TRANSITIONS(X_TRANS)

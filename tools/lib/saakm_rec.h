@@ -40,8 +40,11 @@ extern const char *const saakm_input_names[SAAKM_NR_INPUTS];
 /* The name of input @which, or "?" for an unknown one. */
 const char *saakm_input_name(unsigned int which);
 
-/* May a policy move a task from state @from to @to (SAAKM_TRANSITIONS)? */
-bool saakm_transition_ok(int from, int to);
+/*
+ * May a policy move a task from state @from to @to (SAAKM_TRANSITIONS)? For
+ * tools that read recordings; the class and libusim judge with saakm_check.c.
+ */
+bool saakm_rec_transition_ok(int from, int to);
 
 /* What callback @ev returns: nothing, an int (a CPU or an errno), or a task. */
 enum saakm_ev_ret { SAAKM_RET_VOID, SAAKM_RET_INT, SAAKM_RET_TASK };
