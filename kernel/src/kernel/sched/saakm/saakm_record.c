@@ -457,11 +457,13 @@ static const struct proc_ops saakm_rec_buf_ops = {
 	.proc_lseek	= default_llseek,
 };
 
-/* After saakm_stats_init() (same level, earlier in build_policy.c): /proc/saakm exists. */
-static int __init saakm_record_init(void)
+/**
+ * saakm_record_proc_init - create /proc/saakm/record_buf
+ * @dir: /proc/saakm, which saakm_stats_init() made
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int __init saakm_record_proc_init(struct proc_dir_entry *dir)
 {
-	if (!proc_create("saakm/record_buf", 0600, NULL, &saakm_rec_buf_ops))
-		return -ENOMEM;
-	return 0;
+	return proc_create("record_buf", 0600, dir, &saakm_rec_buf_ops) ? 0 : -ENOMEM;
 }
-late_initcall(saakm_record_init);

@@ -223,6 +223,9 @@ static __always_inline void saakm_rec_input(int which, struct task_struct *p, in
 		__saakm_rec(p->saakm.policy, SAAKM_REC_INPUT, which, -1, p, dst, 0, val);
 }
 
+struct proc_dir_entry;
+int saakm_record_proc_init(struct proc_dir_entry *dir);
+
 DECLARE_STATIC_KEY_FALSE(saakm_log_calls_key);
 void saakm_log_call(struct saakm_policy *pol, enum saakm_event ev, int cpu);
 

@@ -290,6 +290,8 @@ static int __init saakm_stats_init(void)
 	proc_create_single("events", 0444, dir, events_show);
 	proc_create_single("errors", 0444, dir, errors_show);
 	proc_create_single("cpus", 0444, dir, cpus_show);
+	if (saakm_record_proc_init(dir))
+		return -ENOMEM;
 
 	kobj = kobject_create_and_add("saakm", kernel_kobj);
 	if (!kobj)
