@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Cost of a dispatch from the shared queue (issue 11), in a guest running
+# Cost of a dispatch from the shared queue, in a guest running
 # the SaaKM kernel: shinjuku with more runnable short tasks than CPUs
 # (wakelat: 2 messengers each waking 6 workers that spin a little), so CPUs
 # that run out of work keep pulling the oldest task of another CPU through

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Replay speed (issue 12's target: a recorded 10 s hackbench run replays in
+# Replay speed (the target: a recorded 10 s hackbench run replays in
 # at most 2 s on the host): `make bench-replay` calls it.
 #
 #   bench/replay-speed.sh [--secs S] [--reps N] [--out DIR]

@@ -541,7 +541,7 @@ def reliability(out, host, all_runs, md):
     return summary
 
 
-# comparisons issue 10 asks for, shown when both configurations ran:
+# comparisons the report makes, shown when both configurations ran:
 # (configuration, reference)
 PAIRS = [("eevdf_mod", "eevdf"), ("eevdf_mod", "eevdf_nodd"), ("wfq", "ext_wfq"), ("wfq", "eevdf"),
          ("wfq_gran0", "eevdf"), ("saakm", "ext")]

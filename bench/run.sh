@@ -20,7 +20,7 @@
 #           (b) saakm_fifo alone vs. with 7 idle policies registered before
 #               it (bench/nullpol), interleaved in one guest;
 #           (c) the pipe round trip under SaaKM vs. EEVDF comes from main.
-# record    saakm_fifo with the recorder off vs. on (issue 12's overhead
+# record    saakm_fifo with the recorder off vs. on (the recorder's overhead
 #           target, perf bench sched pipe), interleaved in one guest.
 # dispersive  the ghOSt/Shinjuku experiment (bench/dispersive): EEVDF, SaaKM
 #           fifo, SaaKM shinjuku and the tree's scx_central, one guest,

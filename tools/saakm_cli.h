@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The saakm(1) subcommands that live outside saakm.c: record, replay and
- * trace-json (record/replay of issue 12). Each takes the arguments after
+ * trace-json (record and replay). Each takes the arguments after
  * "saakm" (argv[0] is the subcommand) and returns the exit status.
  */
 #ifndef SAAKM_CLI_H

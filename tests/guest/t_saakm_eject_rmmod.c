@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rmmod racing an ejection (issue 8, defect 3). Round after round, faulty
+ * rmmod racing an ejection. Round after round, faulty
  * with fault=never_pick and a 100 ms stall timeout gets 8 spinners, the
  * fault is armed, and the module is unloaded about when the class ejects
  * it: the delay starts at 150 ms and moves earlier after a round where the

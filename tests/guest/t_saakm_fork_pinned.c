@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Every task forked into a policy gets new_prepare before new_place, also
- * when it is pinned to one CPU (issue 8, defect 7: 6.12 skips
+ * when it is pinned to one CPU (6.12 skips
  * select_task_rq for such tasks, and with it new_prepare). A task of the
  * policy forks 10 children, first free to run anywhere, then pinned to one
  * CPU as with "taskset -c 1"; the policy's event counters in

@@ -4,7 +4,7 @@
  * READY task of its own on another CPU. Before, every policy with the
  * callback was asked at every idle entry of every CPU, also with no task
  * at all: a registered eevdf port cost FIFO's pinned-apart ping-pong 162
- * guest instructions per round trip (kprof, session 17), and each sleep
+ * guest instructions per round trip (kprof), and each sleep
  * of a task of any policy paid it.
  *
  * The eevdf port is loaded and left without tasks; two FIFO tasks on two

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The safety net also sees tasks a policy lost outside READY (issue 8,
- * defect 4). For each saakm_faulty mode that drops a runnable task without
+ * The safety net also sees tasks a policy lost outside READY. For each saakm_faulty mode that drops a runnable task without
  * a refused transition (drop_in_schedule, block_in_tick), moves one to
  * TERMINATED from a callback other than terminate() (terminate_in in=tick,
  * schedule, block), or leaves two tasks RUNNING on one CPU (two_running),

@@ -2,7 +2,7 @@
 /*
  * A priority-inheritance deboost must leave a SaaKM task running as the
  * policy's RUNNING task, not queued READY while it runs, which the safety
- * net takes for a stall (issue 8, defect 5).
+ * net takes for a stall.
  *
  * A fifo thread on CPU 1 holds a PTHREAD_PRIO_INHERIT mutex; a SCHED_FIFO
  * thread on CPU 0 blocks on it, which boosts the holder to RT. The holder

@@ -1,6 +1,6 @@
 #!/bin/sh
 # A policy module that registers the same ops twice is refused the second
-# time (issue 8: registering a policy that is already registered must not
+# time (registering a policy that is already registered must not
 # reset or double the live one): saakm_probe twice=1 makes the second call
 # at load and keeps its result in twice_err, which must be -EEXIST (-17).
 # The first instance stays the only probe policy, enabled, and runs tasks.

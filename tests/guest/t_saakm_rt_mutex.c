@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A SaaKM task that holds something others wait for must not be starved
- * for ever by a real-time task on its CPU (issue 8, defect 9): the class's
+ * for ever by a real-time task on its CPU: the class's
  * deadline server lets it run a little, so it finishes and the fair tasks
  * waiting on it go on.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SaaKM tasks get a small guaranteed share of a CPU that a real-time task
- * monopolises (issue 8, defect 9): the class has a deadline server, like
+ * monopolises: the class has a deadline server, like
  * the fair class's, tuned by /sys/kernel/saakm/server_runtime_us and
  * server_period_us (50 ms every 1 s by default).
  *

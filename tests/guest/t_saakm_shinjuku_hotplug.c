@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * 500 tasks under saakm_shinjuku, with the last CPU taken offline and back
- * three times (issue 11): the policy keeps every task in its one global
+ * three times: the policy keeps every task in its one global
  * queue and moves them between CPUs itself (newly_idle + balance_pick), so
  * a task queued on a CPU that goes away must be moved, not lost, and one
  * placed on a CPU that came back must run there. Each task spins ~100 µs

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Microsecond preemption (issue 11): a CPU-bound spinner and a short
+ * Microsecond preemption: a CPU-bound spinner and a short
  * sleeper-waker share one CPU. The waker sleeps 500 µs (absolute timer,
  * 1 ns timer slack), then does 20 µs of work. Under shinjuku with
  * slice_us=50 its wakeup finds the spinner past its slice and preempts it;

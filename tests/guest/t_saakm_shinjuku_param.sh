@@ -1,5 +1,5 @@
 #!/bin/sh
-# saakm_shinjuku's slice is validated, not clamped (issue 11): a slice of
+# saakm_shinjuku's slice is validated, not clamped: a slice of
 # 0, or below the 5 µs the policy can honour, is refused at load time with a
 # message naming the parameter and its range, and a run-time write of a bad
 # value through sysfs is refused too, leaving the old value in place.

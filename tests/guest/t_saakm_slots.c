@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rolling reloads do not run out of policy slots (issue 8, defect 8). Two
+ * Rolling reloads do not run out of policy slots. Two
  * policies (fifo, and faulty with no fault armed) take turns so that one is
  * always loaded: load fifo, then 100 rounds of "load the other one, unload
  * the older one". There are never more than two policies, so every load

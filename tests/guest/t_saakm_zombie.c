@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A zombie cannot join a policy (issue 8, defect 1). A child exits and is
+ * A zombie cannot join a policy. A child exits and is
  * kept a zombie with waitid(WNOWAIT); sched_setattr() moving it to fifo must
  * fail with ESRCH. Once it is reaped, fifo has no task left and unloads
  * within 10 s. Before the fix the setattr succeeded, the freed task stayed

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Core scheduling must not lose SaaKM tasks (issue 8, defect 2): a nested
+# Core scheduling must not lose SaaKM tasks: a nested
 # run (one short boot) of the opt-in guest test saakm_core_sched in an SMT
 # guest, CPUs 0 and 1 being threads of one core (--topology 1,1,2). The
 # guest test skips on a guest without SMT, so here a skip is a failure.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mixed_load.h - issue 10's mixed load for the host tests of fair-share
+ * mixed_load.h - the mixed load for the host tests of fair-share
  * policies (include after policy_test.h): tasks with random nice values,
  * each spinning 1-10 ms and sleeping 0-20 ms, on all simulated CPUs. At
  * the end, what each task got is compared with its fair share: weighted

@@ -7,7 +7,7 @@
  * weights (nice 0 vs 5: 1024/335 = 3.06) and renicing, sched_runtime as
  * the slice (and its clamp, and its inheritance at fork), run-to-parity, PREEMPT_SHORT, yield,
  * balancing (newly idle, a moved task keeping the rest of its request,
- * periodic rotation of 3 tasks on 2 CPUs, the NOHZ kick), issue 10's mixed
+ * periodic rotation of 3 tasks on 2 CPUs, the NOHZ kick), the mixed
  * load of 200 sleeping and spinning tasks (tests/policy/mixed_load.h), also
  * with a busy starvation guard, the guard, bad attributes and parameters,
  * unload; and the cost of a pick at 1, 10, 100 and 1000 queued tasks
@@ -444,7 +444,7 @@ static void t_three_on_two(void)
 }
 
 /*
- * Issue 10's mixed load: 200 tasks spinning 1-10 ms and sleeping 0-20 ms
+ * The mixed load: 200 tasks spinning 1-10 ms and sleeping 0-20 ms
  * on 2 CPUs for 30 s, with the kernel's 5 s watchdog and the default
  * guard. With nice -10..10 (as the guest test t_saakm_fair_mixed), each
  * task gets at least half its fair share. With -20..19 only the absence of

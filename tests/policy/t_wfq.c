@@ -326,7 +326,7 @@ static void t_max_wait(void)
 	EXPECT_LE(uc_runtime(2), 100 * MS);
 }
 
-/* Issue 10's mixed load (tests/policy/mixed_load.h), as eevdf runs it. */
+/* The mixed load (tests/policy/mixed_load.h), as eevdf runs it. */
 static void t_mixed_load(void)
 {
 	struct mixed_load ml = {

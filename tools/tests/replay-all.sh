@@ -1,7 +1,7 @@
 #!/bin/bash
-# Record every policy in a guest and replay each recording on the host
-# (issue 12: every policy replays 100% matching a run recorded in the
-# guest). Not part of make test: it boots a guest (take the guest lock).
+# Record every policy in a guest and replay each recording on the host:
+# every policy must replay 100% matching a run recorded in the guest.
+# Not part of make test: it boots a guest (take the guest lock).
 #
 #   tools/tests/replay-all.sh [--out DIR] [POLICY...]    (default: every policies/*/)
 #

@@ -67,7 +67,7 @@ static unsigned long bracket_violations;
 module_param(bracket_violations, ulong, 0444);
 MODULE_PARM_DESC(bracket_violations, "callbacks outside core_entry..core_exit");
 
-/* twice=1: register probe's ops a second time at load; twice_err: the result (issue 8). */
+/* twice=1: register probe's ops a second time at load; twice_err: the result. */
 static bool twice;
 module_param(twice, bool, 0444);
 static int twice_err;
