@@ -5,9 +5,11 @@
 #                                the idle priority (SCHED_IDLE), unless it
 #                                runs already; its output goes to
 #                                build/logs/debug-build.out
-#   tests/debug-build.sh wait    wait for it; print its result lines; exit
-#                                with its status (0 when none was started
-#                                and the debug kernel is built)
+#   tests/debug-build.sh wait    wait for it; print its result lines; then
+#                                bring the tree up to date with the sources
+#                                (they may have changed while it built);
+#                                exit with the status (0 when none was
+#                                started and the debug kernel is built)
 #
 # make test starts it before the normal kernel build, so that it takes
 # only the time the normal build and the normal pass leave idle (links,
@@ -46,8 +48,16 @@ wait)
 		grep -E '^kernel: (built|extracted)' "$out" | sed 's/^kernel:/test: debug kernel:/'
 		rc=$(cat "$rcf")
 		rm -f "$rcf"
-		[ "$rc" = 0 ] || tail -n 20 "$out" | sed 's/^/  | /'
-		exit "$rc"
+		if [ "$rc" != 0 ]; then
+			tail -n 20 "$out" | sed 's/^/  | /'
+			exit "$rc"
+		fi
+		# The class may have changed since the build started (a second
+		# make test while one ran): build again, incrementally; when
+		# nothing changed this only checks, in a few seconds.
+		KERNEL_VARIANT=debug make -s -C "$SAAKM_ROOT" kernel | grep -E '^kernel: (applied|built)' |
+			sed 's/^kernel:/test: debug kernel, brought up to date:/'
+		exit "${PIPESTATUS[0]}"
 	fi
 	# none was started (make test DEBUG=0 before, or run by hand): build now
 	KERNEL_VARIANT=debug make -s -C "$SAAKM_ROOT" kernel
