@@ -50,7 +50,7 @@ help:
 	@echo "  make kernel      extract, patch, configure and build build/linux"
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
-	@echo "  make patch       export build/linux's commits to kernel/patches/ and build/saakm-6.12.patch"
+	@echo "  make patch       write build/saakm-6.12.patch (one patch for a 6.12 tree); export work committed in build/linux"
 	@echo "  make policy-test policies' unit tests and seeded stress on the host (tests/policy/); P=NAME: one policy; policy-soak N=10000"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
 	@echo "  make bench-overhead  no-policy patched vs unpatched kernel, 1 vs 8 policies"
