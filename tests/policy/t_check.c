@@ -11,7 +11,7 @@
  * Compiled like a policy, as t_rq.c is; it uses TAP directly.
  */
 #include <linux/saakm.h>
-#include <uapi/linux/saakm_replay.h>
+#include <linux/saakm_replay.h>
 #include <string.h>
 #include "saakm_check.h"
 #include "tap.h"

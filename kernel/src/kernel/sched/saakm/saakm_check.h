@@ -6,6 +6,8 @@
 #ifndef _KERNEL_SCHED_SAAKM_CHECK_H
 #define _KERNEL_SCHED_SAAKM_CHECK_H
 
+#include <linux/saakm_replay.h>	/* SAAKM_TRANSITIONS(), from the uapi headers */
+
 #define SAAKM_EJECT_KIND_ENUM(NAME, name)	SAAKM_EJECT_##NAME,
 
 /* What found a policy's fault: SAAKM_EJECT_KINDS() in <uapi/linux/saakm.h>. */
@@ -38,13 +40,93 @@ enum saakm_pull_verdict {
 };
 
 bool saakm_ops_valid(const struct saakm_ops *ops);
-enum saakm_pull_verdict saakm_pull_verdict(enum saakm_task_state state, bool on_src,
-					   bool queued, bool running, bool can_move);
-bool saakm_transition_ok(enum saakm_task_state from, enum saakm_task_state to);
-bool saakm_callback_may(enum saakm_event ev, const struct task_struct *for_task,
-			const struct task_struct *p, enum saakm_task_state to);
 const char *saakm_state_name(enum saakm_task_state state);
 const char *saakm_event_name(enum saakm_event ev);
 const char *saakm_eject_kind_name(enum saakm_eject_kind kind);
+
+/*
+ * The rules checked on the hot paths (every state change, every pull) are
+ * inline here, so that the class pays no call for them. Transitions a
+ * policy may make: SAAKM_TRANSITIONS() in <uapi/linux/saakm_replay.h>, a
+ * byte of target states per source state.
+ */
+#define SAAKM_ALLOWED_BIT(from, to)	| (BIT(SAAKM_##to) << (8 * SAAKM_##from))
+static const u64 saakm_allowed __maybe_unused = 0 SAAKM_TRANSITIONS(SAAKM_ALLOWED_BIT);
+#undef SAAKM_ALLOWED_BIT
+
+/**
+ * saakm_transition_ok - does the transition table allow @from -> @to?
+ * @from: the task's state
+ * @to: the state a policy asks for
+ *
+ * Return: true if the table lists the transition.
+ */
+static inline bool saakm_transition_ok(enum saakm_task_state from,
+				       enum saakm_task_state to)
+{
+	return from < SAAKM_NR_STATES && to < SAAKM_NR_STATES &&
+	       (saakm_allowed >> (8 * from)) & BIT(to);
+}
+
+/**
+ * saakm_callback_may - may the running callback move @p to @to?
+ * @ev: the callback running on this CPU (SAAKM_NR_EVENTS: none)
+ * @for_task: the task the callback is about; for schedule(), the task it
+ *	already made RUNNING (NULL: none yet)
+ * @p: the task whose state changes
+ * @to: its new state
+ *
+ * Three targets are tied to one callback: BLOCKED only from block() for
+ * that task, TERMINATED only from terminate() for that task, MIGRATING only
+ * from balance_pick(). Anything else would leave a runnable task in no
+ * runqueue and on no CPU. RUNNING is for the one task schedule() returns:
+ * a second one would run on no CPU. The caller records the first.
+ *
+ * Return: true if the change is allowed in this callback.
+ */
+static inline bool saakm_callback_may(enum saakm_event ev, const struct task_struct *for_task,
+				      const struct task_struct *p, enum saakm_task_state to)
+{
+	switch (to) {
+	case SAAKM_RUNNING:
+		return ev == SAAKM_EV_SCHEDULE && (!for_task || for_task == p);
+	case SAAKM_BLOCKED:
+		return ev == SAAKM_EV_BLOCK && for_task == p;
+	case SAAKM_TERMINATED:
+		return ev == SAAKM_EV_TERMINATE && for_task == p;
+	case SAAKM_MIGRATING:
+		return ev == SAAKM_EV_BALANCE_PICK;
+	default:
+		return true;
+	}
+}
+
+/**
+ * saakm_pull_verdict - judge the task a balance_pick() returned
+ * @state: the task's state
+ * @on_src: the task is on the source CPU's runqueue
+ * @queued: the task is runnable (enqueued in the class)
+ * @running: the task is still the source CPU's running task
+ * @can_move: its affinity allows the destination, which is active, and it
+ *	is not in a migrate-disabled section
+ *
+ * balance_pick() must hand over a task it made MIGRATING on the source CPU.
+ * One such task may still be running there: a task that joined the policy
+ * while it ran is READY before its CPU switches away from it, and the
+ * policy cannot know. That is not the policy's fault: the task goes back
+ * where it was, through unblock_place().
+ *
+ * Return: move the task, give it back, or eject the policy.
+ */
+static inline enum saakm_pull_verdict
+saakm_pull_verdict(enum saakm_task_state state, bool on_src, bool queued, bool running,
+		   bool can_move)
+{
+	if (state != SAAKM_MIGRATING || !on_src)
+		return SAAKM_PULL_BAD;
+	if (running)
+		return SAAKM_PULL_GIVE_BACK;
+	return queued && can_move ? SAAKM_PULL_MOVE : SAAKM_PULL_BAD;
+}
 
 #endif /* _KERNEL_SCHED_SAAKM_CHECK_H */

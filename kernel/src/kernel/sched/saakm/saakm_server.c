@@ -14,25 +14,6 @@
 u64 saakm_server_runtime_ns = 50 * NSEC_PER_MSEC;
 u64 saakm_server_period_ns = NSEC_PER_SEC;
 
-/* A SaaKM task was enqueued on @rq (locked, clock updated). */
-void saakm_server_start(struct rq *rq)
-{
-	struct sched_dl_entity *dl_se = &per_cpu(saakm_cpus, cpu_of(rq)).server;
-
-	if (dl_server_active(dl_se) || !cpu_online(cpu_of(rq)))
-		return;
-	/* First start: dl_server_start() would apply the fair server's values. */
-	if (!dl_se->dl_server) {
-		if (dl_server_apply_params(dl_se, READ_ONCE(saakm_server_runtime_ns),
-					   READ_ONCE(saakm_server_period_ns), 1))
-			return;
-		dl_se->dl_server = 1;
-		dl_se->dl_defer = 1;
-		setup_new_dl_entity(dl_se);
-	}
-	dl_server_start(dl_se);
-}
-
 /*
  * @rq's CPU leaves idle (saakm_set_idle(); rq locked, clock updated). SaaKM
  * tasks did not need that time: count it as runtime the server did not have
