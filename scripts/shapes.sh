@@ -7,7 +7,8 @@
 #   epyc8    8       2          2           2           1            2
 #   smt16   16       2          2           2           2            2
 #
-# QEMU shares the L3 among the cores of a die, so a die is an LLC: llc4 has
+# QEMU shares the L3 among the cores of a die (for a GenuineIntel CPU: see
+# vm.sh), so a die is an LLC: llc4 has
 # 2 LLCs, epyc8 4 (2 per socket, like an EPYC's core complexes), smt16 4 of
 # 4 threads. QEMU numbers vCPUs thread first, then core, die and socket;
 # with more than one node, each socket is a node.

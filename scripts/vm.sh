@@ -121,7 +121,10 @@ if [ -n "$topology" ]; then
 	[ $((s * c * t)) -eq "$cpus" ] || die "--topology $topology does not give $cpus vCPUs"
 	qopts+=("-smp $cpus,sockets=$s,cores=$c,threads=$t")
 elif [ -n "$shape" ]; then
-	qopts+=("-smp $cpus,sockets=$sh_s,dies=$sh_d,cores=$sh_c,threads=$sh_t")
+	# TCG's "max" CPU says AuthenticAMD, family 0xf, and Linux then puts the
+	# L3 at the package, whatever the dies; as GenuineIntel, Linux reads the
+	# L3's sharing from CPUID leaf 4, which QEMU fills per die.
+	qopts+=("-smp $cpus,sockets=$sh_s,dies=$sh_d,cores=$sh_c,threads=$sh_t" "-cpu max,vendor=GenuineIntel")
 fi
 if [ "$numa" -gt 1 ]; then
 	[ $((cpus % numa)) -eq 0 ] || die "$cpus vCPUs cannot be split in $numa NUMA nodes"

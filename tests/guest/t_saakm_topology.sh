@@ -46,16 +46,18 @@ list() {
 	if [ "$2" = 1 ]; then echo "$1"; else echo "$1-$(($1 + $2 - 1))"; fi
 }
 
-# node_of CPU: the NUMA node sysfs puts CPU in.
-node_of() {
-	_n=$(ls -d "$sys/cpu/cpu$1"/node* 2>/dev/null | head -1)
-	echo "${_n##*node}"
-}
+# The comparisons read sysfs with the shell's read, not $(cat): forks are
+# slow in a 16-vCPU TCG guest, and they run 7 levels x 16 CPUs x 5 phases.
+# FILE: its first line in $want. dash's read, a byte at a time, gets
+# nothing from sysfs's binary attributes (thread_siblings_list, cpulist...):
+# those take a cat.
+rd() { read -r want <"$1" 2>/dev/null || want=$(cat "$1"); }
+node_of() { for _d in "$sys/cpu/cpu$1"/node*; do node=${_d##*node}; done; }	# CPU: $node
+llc_file() { for _d in "$sys/cpu/cpu$1"/cache/index*; do file=$_d/shared_cpu_list; done; } # $file
 
 # llc_list CPU: sysfs's list of the CPUs sharing CPU's last-level cache.
 llc_list() {
-	_idx=$(ls -d "$sys/cpu/cpu$1"/cache/index* 2>/dev/null | sort -V | tail -1)
-	cat "$_idx/shared_cpu_list"
+	llc_file "$1" && cat "$file"
 }
 
 # --- 1. the shape's layout ---------------------------------------------------------
@@ -88,7 +90,8 @@ EOF
 		[ "$got" = "$want" ] || bad_die=${bad_die:-"cpu$cpu: die CPUs $got, not $want"}
 		want_node=0
 		[ "$nodes" -gt 1 ] && want_node=$((cpu / (n / nodes)))
-		[ "$(node_of $cpu)" = "$want_node" ] || bad_node=${bad_node:-"cpu$cpu: node $(node_of $cpu), not $want_node"}
+		node_of $cpu
+		[ "$node" = "$want_node" ] || bad_node=${bad_node:-"cpu$cpu: node $node, not $want_node"}
 		cpu=$((cpu + 1))
 	done
 	[ -z "$bad_smt" ] && ok "$threads thread(s) per core" || not_ok "$threads thread(s) per core" "$bad_smt"
@@ -107,17 +110,25 @@ check "insmod saakm_probe" insmod "$SAAKM_ROOT/tests/modules/saakm_probe/saakm_p
 
 LEVELS="smt cluster llc numa system llc_id distance0"
 
-# sysfs_level CPU LEVEL: what sysfs says of LEVEL for CPU, in the probe's format.
+# sysfs_level CPU LEVEL: what sysfs says of LEVEL for CPU, in $want, in the
+# probe's format.
 sysfs_level() {
-	_t=$sys/cpu/cpu$1/topology
 	case $2 in
-	smt) cat "$_t/thread_siblings_list" ;;
-	cluster) cat "$_t/cluster_cpus_list" ;;
-	llc) llc_list "$1" ;;
-	numa) cat "$sys/node/node$(node_of "$1")/cpulist" ;;
-	system) cat $sys/cpu/online ;;
-	llc_id) _l=$(llc_list "$1") && echo "${_l%%[,-]*}" ;;
-	distance0) cut -d' ' -f$(($(node_of 0) + 1)) "$sys/node/node$(node_of "$1")/distance" ;;
+	smt) rd "$sys/cpu/cpu$1/topology/thread_siblings_list" ;;
+	cluster) rd "$sys/cpu/cpu$1/topology/cluster_cpus_list" ;;
+	llc) llc_file "$1" && rd "$file" ;;
+	numa) node_of "$1" && rd "$sys/node/node$node/cpulist" ;;
+	system) rd $sys/cpu/online ;;
+	llc_id) llc_file "$1" && rd "$file" && want=${want%%[,-]*} ;;
+	distance0)
+		node_of 0
+		_n0=$node
+		node_of "$1"
+		rd "$sys/node/node$node/distance"
+		# shellcheck disable=SC2086 # the distances, as words
+		set -- $want
+		eval "want=\${$((_n0 + 1))}"
+		;;
 	esac
 }
 
@@ -131,7 +142,7 @@ agree() {
 		for kv in $fields; do
 			lvl=${kv%%=*}
 			case " $LEVELS " in *" $lvl "*) ;; *) continue ;; esac
-			want=$(sysfs_level "$cpu" "$lvl")
+			sysfs_level "$cpu" "$lvl"
 			[ "${kv#*=}" = "$want" ] || [ -e "$work/bad.$lvl" ] ||
 				echo "cpu$cpu: ${kv#*=}, sysfs $want" >"$work/bad.$lvl"
 		done
