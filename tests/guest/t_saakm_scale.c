@@ -342,8 +342,12 @@ int main(void)
 	int nr = tier_size("SAAKM_SCALE_TASKS", debug ? 64 : 200, 1000);
 	double secs = tier_size("SAAKM_SCALE_SECS", debug ? 5 : 10, 60);
 	int cycles = tier_size("SAAKM_SCALE_CYCLES", 1, 20);
+	/* to look at one part: bit 0 scale, bit 1 balance; bits 0..2: fifo, wfq, eevdf */
+	int parts = tier_size("SAAKM_SCALE_PARTS", 3, 3);
+	int which = tier_size("SAAKM_SCALE_POLICIES", 7, 7);
 
 	require_cpus(4, "scale and hotplug");
+	signal(SIGPIPE, SIG_IGN);	/* a pipe pair's partner closes its end at the stop */
 	nr -= nr % 4;
 	workers = calloc(nr > BAL_PER_CPU * ncpus ? nr : BAL_PER_CPU * ncpus, sizeof(*workers));
 	if (!workers)
@@ -351,10 +355,11 @@ int main(void)
 	printf("# %d CPUs, %d LLCs; %d threads for %.0f s, %d hotplug cycle(s) per CPU\n",
 	       ncpus, nr_llcs(ncpus), nr, secs, cycles);
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
-		scale_run(&policies[i], nr, secs, cycles, ncpus);
+		if ((parts & 1) && (which & (1 << i)))
+			scale_run(&policies[i], nr, secs, cycles, ncpus);
 	if (ncpus >= 8 && nr_llcs(ncpus) >= 2 && !debug)
 		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
-			if (policies[i].balances)
+			if ((parts & 2) && (which & (1 << i)) && policies[i].balances)
 				balance_run(&policies[i], ncpus);
 	return tap_done();
 }
