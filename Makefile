@@ -37,7 +37,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
-.PHONY: help setup kernel modules tools test-progs replay-progs test test-full demo vm patch clean distclean policy-test policy-soak
+.PHONY: help setup kernel modules tools test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
 .PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla
 
 help:
@@ -45,7 +45,8 @@ help:
 	@echo "  make demo        build, boot a guest, load a module, run hackbench, print results"
 	@echo "  make test        the whole suite on the normal, then the debug kernel, CI tier (T='name ...' selects tests, DEBUG=0 skips the debug pass)"
 	@echo "  make test-full   the same with the long rounds and soaks (no time budget)"
-	@echo "  make vm          interactive shell in a guest running the built kernel"
+	@echo "  make vm          interactive shell in a guest running the built kernel (SHAPE=llc4|epyc8|smt16: a topology)"
+	@echo "  make test-scale  fifo, wfq and eevdf with 1,000 threads under CPU hotplug on smt16, balance on epyc8"
 	@echo "  make setup       install apt packages and virtme-ng (build/venv); idempotent"
 	@echo "  make kernel      extract, patch, configure and build build/linux"
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
@@ -119,7 +120,15 @@ demo: modules tools
 	@bash scripts/demo.sh
 
 vm: kernel
-	@bash scripts/vm.sh
+	@bash scripts/vm.sh $(if $(SHAPE),--shape $(SHAPE))
+
+# The policies at scale under hotplug (tests/guest/t_saakm_scale.c), outside
+# make test: the soak's size (1,000 threads, 60 s, 20 hotplug cycles per CPU)
+# on smt16, then the balance check on epyc8.
+test-scale: modules tools test-progs
+	@SAAKM_FULL=1 SAAKM_SCALE_PARTS=1 bash tests/run.sh --no-build --no-host --shape smt16 -t saakm_scale; \
+	rc=$$?; SAAKM_SCALE_PARTS=2 bash tests/run.sh --no-build --no-host --shape epyc8 -t saakm_scale || rc=1; \
+	exit $$rc
 
 # --- benchmarks (bench/, docs/benchmarks.md) -----------------------------------
 BENCH_ARGS = --mode $(BENCH_MODE) $(if $(BENCH_CPUS),--cpus $(BENCH_CPUS)) --reps $(BENCH_REPS) \

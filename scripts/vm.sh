@@ -20,6 +20,7 @@
 # on the second boot; the first attempt's log is kept (FILE.boot1).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/shapes.sh"
 
 usage() {
 	cat <<EOF
@@ -27,6 +28,7 @@ usage: $(basename "$0") [options] [-e COMMAND]
   -c, --cpus N            vCPUs (default ${CPUS:-2})
   -m, --memory MB         guest memory in MiB, or with G/M suffix (default 1G)
   --topology S,C,T        sockets,cores,threads (S*C*T must equal --cpus)
+  --shape NAME            a named topology (scripts/shapes.sh): $SAAKM_SHAPES
   --numa N                N NUMA nodes; memory and vCPUs split evenly
   --icount                deterministic time: -icount shift=0,sleep=off
   --kvm                   try KVM instead of TCG (slow when nested here)
@@ -43,9 +45,10 @@ usage: $(basename "$0") [options] [-e COMMAND]
 EOF
 }
 
-cpus=${CPUS:-2}
+cpus=
 mem=1G
 topology=
+shape=
 numa=0
 icount=${ICOUNT:-}
 kvm=
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
 	-c | --cpus) cpus=$2; shift ;;
 	-m | --memory) mem=$2; shift ;;
 	--topology) topology=$2; shift ;;
+	--shape) shape=$2; shift ;;
 	--numa) numa=$2; shift ;;
 	--icount) icount=1 ;;
 	--kvm) kvm=1 ;;
@@ -83,6 +87,18 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+
+# A shape sets the vCPUs, their topology and the NUMA nodes.
+if [ -n "$shape" ]; then
+	spec=$(saakm_shape "$shape") || die "--shape $shape: no such shape (shapes: $SAAKM_SHAPES)"
+	read -r sh_cpus sh_s sh_d sh_c sh_t sh_n <<<"$spec"
+	[ -z "$topology" ] || die "--shape and --topology both give a topology: use one"
+	[ -z "$cpus" ] || [ "$cpus" = "$sh_cpus" ] ||
+		die "--shape $shape has $sh_cpus vCPUs, not the $cpus of --cpus"
+	cpus=$sh_cpus
+	[ "$numa" -gt 1 ] || numa=$sh_n
+fi
+cpus=${cpus:-${CPUS:-2}}
 
 VNG=${SAAKM_VNG:-$VENV/bin/vng} # SAAKM_VNG: a stand-in, for the runner's own tests
 [ -x "$VNG" ] || die "$VNG missing: run 'make setup'"
@@ -104,6 +120,11 @@ if [ -n "$topology" ]; then
 	IFS=, read -r s c t <<<"$topology"
 	[ $((s * c * t)) -eq "$cpus" ] || die "--topology $topology does not give $cpus vCPUs"
 	qopts+=("-smp $cpus,sockets=$s,cores=$c,threads=$t")
+elif [ -n "$shape" ]; then
+	# TCG's "max" CPU says AuthenticAMD, family 0xf, and Linux then puts the
+	# L3 at the package, whatever the dies; as GenuineIntel, Linux reads the
+	# L3's sharing from CPUID leaf 4, which QEMU fills per die.
+	qopts+=("-smp $cpus,sockets=$sh_s,dies=$sh_d,cores=$sh_c,threads=$sh_t" "-cpu max,vendor=GenuineIntel")
 fi
 if [ "$numa" -gt 1 ]; then
 	[ $((cpus % numa)) -eq 0 ] || die "$cpus vCPUs cannot be split in $numa NUMA nodes"

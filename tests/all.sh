@@ -2,8 +2,10 @@
 # make test and make test-full: the whole suite, on two kernels.
 #
 #   1. the normal kernel (build/linux): host tests and every guest test,
-#      then the tests that need more CPUs (WIDE_TESTS) in a guest of 4, and
-#      the tests that judge guest time (ICOUNT_TESTS) in an icount guest
+#      then the tests that need more CPUs (WIDE_TESTS) in a guest of 4, the
+#      topology tests (SHAPE_TESTS) in a guest of each shape of
+#      scripts/shapes.sh, and the tests that judge guest time (ICOUNT_TESTS)
+#      in an icount guest
 #   2. the debug kernel (build/linux-debug: lockdep, KASAN, UBSAN, atomic
 #      sleep checks): every guest test again; a lockdep, KASAN or UBSAN
 #      report fails the run like any WARN
@@ -25,6 +27,7 @@
 # Other arguments are passed to tests/run.sh (e.g. -t NAME).
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
+. "$(dirname "$0")/../scripts/shapes.sh"
 
 full=
 if [ "${1:-}" = --full ]; then
@@ -37,6 +40,7 @@ export SAAKM_FULL=${full:-0}
 # build machine, boot included; measured times are in README.
 BUDGET_NORMAL=960
 BUDGET_WIDE=120
+BUDGET_SHAPE=150
 BUDGET_ICOUNT=180
 BUDGET_DEBUG=1080
 
@@ -58,6 +62,8 @@ counts() { # name -> "passed failed skipped" from the runner's last line
 
 # opt-in guest tests that need more than the suite's 2 vCPUs
 WIDE_TESTS="saakm_wake_affinity"
+# guest tests run again in a guest of each shape (llc4, epyc8, smt16)
+SHAPE_TESTS="saakm_topology"
 # opt-in guest tests that judge guest time: in an icount guest the clock
 # counts instructions, so a loaded host cannot stretch it while a vCPU runs
 ICOUNT_TESTS="saakm_shinjuku_latency saakm_server_idle"
@@ -79,6 +85,14 @@ if [ $# -eq 0 ]; then
 	run_pass wide --no-build --no-host --cpus 4 $(budget $BUDGET_WIDE) $(printf -- '-t %s ' $WIDE_TESTS)
 	read -r pw fw sw < <(counts wide)
 	p1=$((p1 + pw)) f1=$((f1 + fw)) s1=$((s1 + sw))
+	for shape in $SAAKM_SHAPES; do
+		echo
+		echo "test: $shape pass ($(saakm_shape "$shape" | awk '{ print $1 " vCPUs: " $2 " socket(s), " $3 " dies each, " $4 " cores each, " $5 " thread(s) each, " $6 " node(s)" }')): $SHAPE_TESTS"
+		# shellcheck disable=SC2046 # one -t per test
+		run_pass "$shape" --no-build --no-host --shape "$shape" $(budget $BUDGET_SHAPE) $(printf -- '-t %s ' $SHAPE_TESTS)
+		read -r pw fw sw < <(counts "$shape")
+		p1=$((p1 + pw)) f1=$((f1 + fw)) s1=$((s1 + sw))
+	done
 	echo
 	echo "test: icount pass (the guest clock counts instructions): $ICOUNT_TESTS"
 	# The idle-priority build would still take the host's idle time, which

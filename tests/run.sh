@@ -2,7 +2,7 @@
 # SaaKM test runner (host side).
 #
 #   tests/run.sh [-t SUBSTRING]... [--no-build] [--no-host] [--timeout SECS] [--cpus N]
-#                [--topology S,C,T] [--budget SECS] [--repeat N]
+#                [--topology S,C,T | --shape NAME] [--budget SECS] [--repeat N]
 #
 # 1. builds the kernel, modules and C tests (make), unless --no-build
 # 2. runs the host tests tests/host/t_*.sh and tests/harness/host/t_*.sh
@@ -19,7 +19,10 @@
 # A guest that dies or times out fails every test that has no result; a
 # kernel problem in the console log (WARNING, BUG, lockdep, ...) is a failed
 # "guest_console" test. --topology gives the guest S sockets of C cores of
-# T threads (vCPUs: S*C*T unless --cpus says otherwise). --budget is the
+# T threads (vCPUs: S*C*T unless --cpus says otherwise); --shape boots a
+# named shape of scripts/shapes.sh instead (its vCPUs, dies, threads and
+# NUMA nodes), names the results "SHAPE/test" and tells the guest tests
+# SAAKM_SHAPE. --budget is the
 # most seconds the whole pass (boot included) may take: past it, a failed
 # "budget" test says by how much, so that the suite's growth shows when it
 # happens rather than as a CI timeout. --repeat N runs each guest test N
@@ -32,6 +35,7 @@
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 . "$(dirname "$0")/guest/select.sh"
+. "$(dirname "$0")/../scripts/shapes.sh"
 
 sel=()
 build=1
@@ -46,6 +50,7 @@ label=${KERNEL_VARIANT:+$KERNEL_VARIANT/}
 guest_env=$(env | grep -E '^SAAKM_[A-Z_]+=[0-9]+$' | tr '\n' ' ')
 cpus=
 topology=
+shape=
 budget=
 repeat=1
 while [ $# -gt 0 ]; do
@@ -56,10 +61,11 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; timeout_given=1; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--topology) topology=$2; shift ;;
+	--shape) shape=$2; shift ;;
 	--budget) budget=$2; shift ;;
 	--repeat) repeat=$2; shift ;;
 	-h | --help) sed -n '2,32s/^# \{0,1\}//p' "$0"; exit 0 ;;
-	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N] [--topology S,C,T] [--budget SECS] [--repeat N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-t SUBSTRING]... [--no-build] [--timeout SECS] [--cpus N] [--topology S,C,T | --shape NAME] [--budget SECS] [--repeat N]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -68,6 +74,14 @@ if [ -n "$topology" ]; then
 	IFS=, read -r s_ c_ t_ <<<"$topology"
 	[ -n "$cpus" ] || cpus=$((s_ * c_ * t_))
 	topo_args=(--topology "$topology")
+fi
+if [ -n "$shape" ]; then
+	spec=$(saakm_shape "$shape") || die "--shape $shape: no such shape (shapes: $SAAKM_SHAPES)"
+	[ -z "$cpus" ] || [ "$cpus" = "${spec%% *}" ] || die "--shape $shape has ${spec%% *} vCPUs, not the $cpus of --cpus"
+	cpus=${spec%% *}
+	topo_args=(--shape "$shape")
+	label=$label$shape/
+	guest_env="${guest_env}SAAKM_SHAPE=$shape "
 fi
 [ -n "$cpus" ] || cpus=${CPUS:-2}
 
@@ -171,7 +185,7 @@ if [ ${#guest_tests[@]} -gt 0 ]; then
 		[ "$sum" -gt "$timeout_s" ] && timeout_s=$sum
 	fi
 	console=$LOG_DIR/test-$run_id.console.log
-	echo "test: booting a guest for ${#guest_tests[@]} test(s) (${KERNEL_VARIANT:-normal} kernel, $cpus vCPUs${topology:+ as $topology}, TCG, timeout ${timeout_s}s)"
+	echo "test: booting a guest for ${#guest_tests[@]} test(s) (${KERNEL_VARIANT:-normal} kernel, $cpus vCPUs${topology:+ as $topology}${shape:+ as $shape}, TCG, timeout ${timeout_s}s)"
 	t0=$SECONDS
 	boot_start=$(date +%s.%N)
 	bash "$SAAKM_ROOT/scripts/vm.sh" --cpus "$cpus" "${topo_args[@]}" --timeout "$timeout_s" --rwdir "$res" \

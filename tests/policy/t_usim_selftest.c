@@ -21,6 +21,12 @@
 
 /* libusim's, declared here: the driver sees the uapi header, not <linux/saakm.h>. */
 unsigned int saakm_nice_weight(int nice);
+struct cpumask;
+const struct cpumask *saakm_topo_mask(int cpu, int level);
+int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
+		   const struct cpumask *mask, int first);
+unsigned int saakm_llc_nr_running(struct saakm_policy *pol, int cpu);
+#define TOPO_LLC 2	/* SAAKM_TOPO_LLC */
 
 /* The value of module parameter @name (the self-test policy reports with them). */
 static unsigned long param(const char *name)
@@ -309,6 +315,35 @@ static void t_refusals(void)
 	uc_clear_failure();
 }
 
+/*
+ * The locality helpers on 4 CPUs in 2 LLCs of 2: idle CPUs and run queue
+ * lengths come from the simulated CPUs, and the LLC follows hotplug.
+ */
+static void t_llc_helpers(void)
+{
+	const struct cpumask *llc1;
+
+	START(.nr_cpus = 4);
+	usim_set_topology(1, 2);
+	llc1 = saakm_topo_mask(2, TOPO_LLC);
+	EXPECT_EQ(saakm_idle_cpu(NULL, NULL, llc1, 3), 3);	/* all idle: the first looked at */
+	EXPECT_EQ(uc_fork(1, 2, 1ULL << 2, 0), 0);		/* runs on cpu 2 */
+	EXPECT_EQ(uc_fork(2, 2, 1ULL << 2, 0), 0);		/* waits on cpu 2 */
+	EXPECT_EQ(saakm_llc_nr_running(NULL, 3), 2);
+	EXPECT_EQ(saakm_llc_nr_running(NULL, 0), 0);
+	EXPECT_EQ(saakm_idle_cpu(NULL, NULL, llc1, 2), 3);	/* 2 is busy: wraps on to 3 */
+	EXPECT_EQ(uc_fork(3, 3, 1ULL << 3, 0), 0);
+	EXPECT_EQ(saakm_idle_cpu(NULL, NULL, llc1, 2), -1);	/* the LLC is full */
+	EXPECT_EQ(uc_exit(3), 0);
+	EXPECT_EQ(uc_cpu_down(3), 0);
+	llc1 = saakm_topo_mask(2, TOPO_LLC);			/* cpu 2 alone now */
+	EXPECT_EQ(saakm_idle_cpu(NULL, NULL, llc1, 3), -1);
+	EXPECT_EQ(saakm_llc_nr_running(NULL, 2), 2);
+	EXPECT_EQ(uc_cpu_up(3), 0);
+	llc1 = saakm_topo_mask(2, TOPO_LLC);
+	EXPECT_EQ(saakm_idle_cpu(NULL, NULL, llc1, 0), 3);
+}
+
 int main(void)
 {
 	printf("# libusim services through tests/policy/usim_selftest\n");
@@ -324,6 +359,7 @@ int main(void)
 	RUN(t_param_cb, "module_param_cb: .set refuses bad values at load and at write");
 	RUN(t_nice_weight, "saakm_nice_weight: the fair class's table, clamped");
 	RUN(t_setattr, "sched_setattr: nice range checked by the class, runtime passed on");
+	RUN(t_llc_helpers, "saakm_idle_cpu() and saakm_llc_nr_running() on 2 LLCs, across hotplug");
 	RUN(t_refusals, "a refused operation names itself and the precondition it failed");
 	return tap_done();
 }

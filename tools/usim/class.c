@@ -297,6 +297,19 @@ static void hook_error(void *ctx, const char *msg)
 	fail("%s", msg);
 }
 
+/* Tasks running or queued on @cpu: in this world, only the policies' tasks. */
+static unsigned int hook_nr_running(void *ctx, int cpu)
+{
+	unsigned int n = 0;
+	int pid;
+
+	for (pid = 0; pid < C.nr_pids; pid++)
+		if (C.tasks[pid].alive && C.tasks[pid].queued &&
+		    (int)task_cpu(C.tasks[pid].p) == cpu)
+			n++;
+	return n;
+}
+
 static int rank(const struct saakm_policy *pol);
 
 /* saakm_kick_cpu(): remember it; deliver_kicks() carries it out. */
@@ -895,6 +908,7 @@ int uc_start(const struct uc_opts *opts)
 		.call = hook_call,
 		.kick = hook_kick,
 		.timer = hook_timer,
+		.nr_running = hook_nr_running,
 	};
 	int cpu, ret;
 

@@ -81,6 +81,7 @@ unsigned int nr_cpu_ids = 1;
 static struct cpumask possible_mask, online_mask;
 static struct cpumask single_masks[USIM_MAX_CPUS];
 static struct cpumask topo_masks[USIM_MAX_CPUS][SAAKM_NR_TOPO_LEVELS];
+static struct cpumask topo_online[USIM_MAX_CPUS][SAAKM_NR_TOPO_LEVELS];
 const struct cpumask *const cpu_possible_mask = &possible_mask;
 const struct cpumask *const cpu_present_mask = &possible_mask;
 const struct cpumask *const cpu_online_mask = &online_mask;
@@ -344,7 +345,9 @@ const struct cpumask *saakm_topo_mask(int cpu, enum saakm_topo_level level)
 	}
 	if (level >= SAAKM_TOPO_SYSTEM || level < 0)
 		return cpu_online_mask;
-	return &topo_masks[cpu][level];
+	/* As the kernel's masks do, follow hotplug: online CPUs only. */
+	cpumask_and(&topo_online[cpu][level], &topo_masks[cpu][level], cpu_online_mask);
+	return &topo_online[cpu][level];
 }
 
 int saakm_topo_distance(int cpu_a, int cpu_b)
@@ -352,6 +355,45 @@ int saakm_topo_distance(int cpu_a, int cpu_b)
 	(void)cpu_a;
 	(void)cpu_b;
 	return 10;	/* one NUMA node */
+}
+
+/* The kernel's lib functions over run queue lengths, on the driver's counts. */
+static unsigned int nr_running(int cpu)
+{
+	return W.hooks.nr_running ? W.hooks.nr_running(W.hooks.ctx, cpu) : 0;
+}
+
+int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
+		   const struct cpumask *mask, int first)
+{
+	int i, cpu, found = -1;
+
+	if (first < 0 || first >= (int)nr_cpu_ids)
+		first = 0;
+	for (i = 0; i < (int)nr_cpu_ids; i++) {
+		cpu = (first + i) % (int)nr_cpu_ids;
+		if (!cpumask_test_cpu(cpu, mask) || !cpu_online(cpu))
+			continue;
+		if (p && !cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (!nr_running(cpu)) {
+			found = cpu;
+			break;
+		}
+	}
+	return (int)saakm_read_cpu(pol, -1, found);
+}
+
+unsigned int saakm_llc_nr_running(struct saakm_policy *pol, int cpu)
+{
+	const struct cpumask *llc = saakm_llc_cpus(cpu);
+	unsigned int n = 0;
+	int other;
+
+	for (other = 0; other < (int)nr_cpu_ids; other++)
+		if (cpumask_test_cpu(other, llc) && cpu_online(other))
+			n += nr_running(other);
+	return saakm_read_cpu(pol, cpu, n);
 }
 
 unsigned long long usim_clock_ns(void)

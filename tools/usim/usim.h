@@ -61,6 +61,8 @@ struct saakm_policy;
  *	asked): the point where the kernel runs irq_work raised in it
  * @lock: a callback is about to take a lock of the policy's (spin_lock(),
  *	raw_spin_lock(), ... of <linux/spinlock.h>)
+ * @nr_running: the tasks running or waiting on @cpu, for saakm_idle_cpu()
+ *	and saakm_llc_nr_running() (NULL: every CPU is idle)
  */
 struct usim_hooks {
 	void *ctx;
@@ -72,6 +74,7 @@ struct usim_hooks {
 	void (*kick)(void *ctx, struct saakm_policy *pol, int cpu, unsigned int flags);
 	void (*timer)(void *ctx, int cpu);
 	void (*lock)(void *ctx);
+	unsigned int (*nr_running)(void *ctx, int cpu);
 };
 
 /* World. */

@@ -29,6 +29,7 @@
  * /sys/module/saakm_probe/parameters/bracket_violations; the first one also
  * WARNs, naming the callback and the CPU.
  */
+#include <linux/cpu.h>		/* a test module: cpus_read_lock() while "topo" is read */
 #include <linux/irq_work.h>	/* a test module: WARNs out of line, see bracket_warn() */
 #include <linux/saakm.h>
 #include <linux/slab.h>
@@ -384,6 +385,47 @@ static const struct kernel_param_ops kick_ops = {
 
 module_param_cb(kick, &kick_ops, NULL, 0200);
 MODULE_PARM_DESC(kick, "write a CPU number: kick it with SAAKM_KICK_PREEMPT");
+
+/*
+ * Read "topo": for each online CPU, the topology levels and LLC helpers as
+ * the class offers them to policies, one line per CPU, for the tests to
+ * compare with sysfs:
+ *
+ *   cpuN smt=L cluster=L llc=L numa=L system=L llc_id=N distance0=N
+ *	llc_nr_running=N llc_idle=N
+ *
+ * (one line each; L a CPU list). llc_idle is saakm_idle_cpu() in the LLC,
+ * looked for from CPU N, -1 if none. Hotplug waits while it is read.
+ */
+static int topo_get(char *buf, const struct kernel_param *kp)
+{
+	int cpu, n = 0;
+
+	if (!probe)
+		return -ENODEV;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		n += scnprintf(buf + n, PAGE_SIZE - n,
+			       "cpu%d smt=%*pbl cluster=%*pbl llc=%*pbl numa=%*pbl system=%*pbl llc_id=%d distance0=%d llc_nr_running=%u llc_idle=%d\n",
+			       cpu, cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_SMT)),
+			       cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_CLUSTER)),
+			       cpumask_pr_args(saakm_llc_cpus(cpu)),
+			       cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_NUMA)),
+			       cpumask_pr_args(saakm_topo_mask(cpu, SAAKM_TOPO_SYSTEM)),
+			       saakm_llc_id(cpu), saakm_topo_distance(cpu, 0),
+			       saakm_llc_nr_running(probe, cpu),
+			       saakm_idle_cpu(probe, NULL, saakm_llc_cpus(cpu), cpu));
+	}
+	cpus_read_unlock();
+	return n;
+}
+
+static const struct kernel_param_ops topo_ops = {
+	.get = topo_get,
+};
+
+module_param_cb(topo, &topo_ops, NULL, 0444);
+MODULE_PARM_DESC(topo, "read: each online CPU's topology levels and LLC helpers, a line each");
 
 /* Log the topology the class exports, for the tests to compare with sysfs. */
 static void log_topology(void)

@@ -746,5 +746,40 @@ enum saakm_topo_level {
 
 const struct cpumask *saakm_topo_mask(int cpu, enum saakm_topo_level level);
 int saakm_topo_distance(int cpu_a, int cpu_b);
+int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
+		   const struct cpumask *mask, int first);
+unsigned int saakm_llc_nr_running(struct saakm_policy *pol, int cpu);
+
+/**
+ * saakm_llc_cpus - the online CPUs that share @cpu's last-level cache
+ * @cpu: an online CPU
+ *
+ * saakm_topo_mask() at SAAKM_TOPO_LLC: the cache topology the firmware
+ * reports (sysfs's cache/index3/shared_cpu_list), not the scheduler's
+ * domains, so a cpuset partition that splits an LLC does not split it
+ * here; the task's affinity keeps it within its partition.
+ *
+ * Return: a cpumask, valid until the next hotplug operation.
+ */
+static inline const struct cpumask *saakm_llc_cpus(int cpu)
+{
+	return saakm_topo_mask(cpu, SAAKM_TOPO_LLC);
+}
+
+/**
+ * saakm_llc_id - which last-level cache @cpu is behind
+ * @cpu: an online CPU
+ *
+ * The lowest-numbered online CPU of @cpu's LLC: equal for two CPUs exactly
+ * when they share the cache, and below nr_cpu_ids, so it indexes a per-CPU
+ * array. It changes only when hotplug takes that lowest CPU out: a policy
+ * that keeps state per LLC looks it up again in cpu_online()/cpu_offline().
+ *
+ * Return: the id, a CPU number.
+ */
+static inline int saakm_llc_id(int cpu)
+{
+	return cpumask_first(saakm_llc_cpus(cpu));
+}
 
 #endif /* _LINUX_SAAKM_H */

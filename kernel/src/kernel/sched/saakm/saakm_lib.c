@@ -144,6 +144,64 @@ int saakm_topo_distance(int cpu_a, int cpu_b)
 EXPORT_SYMBOL_GPL(saakm_topo_distance);
 
 /**
+ * saakm_idle_cpu - an idle CPU within @mask that @p may run on
+ * @pol: the policy that asks (the callback's @pol)
+ * @p: the task to place, or NULL to ignore affinity
+ * @mask: the CPUs to look in, such as saakm_llc_cpus()
+ * @first: the CPU to look at first (e.g. the task's previous CPU); the
+ *	search goes on from it upwards and wraps
+ *
+ * A CPU is idle when it runs its idle task and has nothing queued or being
+ * woken, in any class. Read without the other CPUs' locks, it is a hint that
+ * may be stale by the time the task arrives; the result is recorded like a
+ * saakm_read_cpu() so that replay takes the same decision. It walks @mask:
+ * give it one LLC, not the whole machine, on a hot path.
+ *
+ * Return: an active CPU of @mask in @p's affinity that is idle, or -1.
+ */
+int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
+		   const struct cpumask *mask, int first)
+{
+	int cpu, found = -1;
+
+	if (first < 0 || first >= nr_cpu_ids)
+		first = 0;
+	for_each_cpu_wrap(cpu, mask, first) {
+		if (p && !cpumask_test_cpu(cpu, p->cpus_ptr))
+			continue;
+		if (cpu_active(cpu) && available_idle_cpu(cpu)) {
+			found = cpu;
+			break;
+		}
+	}
+	return (int)saakm_read_cpu(pol, -1, found);
+}
+EXPORT_SYMBOL_GPL(saakm_idle_cpu);
+
+/**
+ * saakm_llc_nr_running - tasks running or waiting to run in @cpu's LLC
+ * @pol: the policy that asks (the callback's @pol)
+ * @cpu: an online CPU
+ *
+ * The sum of the run queue lengths of the LLC's online CPUs, in every class
+ * (a CPU's running task included), read without their locks: a load hint for
+ * choosing a cache domain, recorded like a saakm_read_cpu(). It walks the
+ * LLC's CPUs.
+ *
+ * Return: the number of tasks.
+ */
+unsigned int saakm_llc_nr_running(struct saakm_policy *pol, int cpu)
+{
+	unsigned int n = 0;
+	int other;
+
+	for_each_cpu(other, saakm_llc_cpus(cpu))
+		n += READ_ONCE(cpu_rq(other)->nr_running);
+	return saakm_read_cpu(pol, cpu, n);
+}
+EXPORT_SYMBOL_GPL(saakm_llc_nr_running);
+
+/**
  * saakm_nice_weight - the fair class's load weight of a nice value
  * @nice: nice value; clamped to -20..19
  *
