@@ -69,6 +69,8 @@ static void one_fault(const char *fault, const char *in, const char *expect)
 		snprintf(v, sizeof(v), "%d", w[3]);
 		write_file("/sys/module/saakm_faulty/parameters/victim", v);
 	}
+	if (!strcmp(fault, "outside_cpu"))	/* the yielder, which wakes often, on CPU 0 only */
+		pin_to(w[1], 0);
 	ok = 1;
 	for (int i = 0; i < 4; i++)
 		ok &= saakm_join(w[i], id, 0) == 0;
@@ -157,6 +159,7 @@ int main(void)
 	one_fault("double_insert", "", "transition");
 	one_fault("bad_transition", "", "transition");
 	one_fault("wrong_cpu", "", "wrong-cpu");
+	one_fault("outside_cpu", "", "outside its affinity");
 	for (unsigned int i = 0; i < sizeof(callbacks) / sizeof(callbacks[0]); i++)
 		one_fault("error", callbacks[i], callbacks[i]);
 

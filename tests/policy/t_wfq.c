@@ -282,6 +282,42 @@ static void t_three_on_two(void)
 	}
 }
 
+/*
+ * 64 equal hogs on 16 CPUs, all started on CPU 0: balancing spreads them to
+ * 4 per CPU (+- 1), no CPU stalls, and over 10 s each gets a quarter of a
+ * CPU within 10 points.
+ */
+static void t_sixteen(void)
+{
+	int pid, cpu, per[16] = { 0 }, lo = 64, hi = 0;
+	unsigned long long t0[65], share;
+
+	START(.nr_cpus = 16);
+	for (pid = 1; pid <= 64; pid++)
+		EXPECT_EQ(uc_fork(pid, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(5000 * MS), 0);
+	for (pid = 1; pid <= 64; pid++) {
+		per[uc_cpu_of(pid)]++;
+		t0[pid] = uc_runtime(pid);
+	}
+	for (cpu = 0; cpu < 16; cpu++) {
+		lo = per[cpu] < lo ? per[cpu] : lo;
+		hi = per[cpu] > hi ? per[cpu] : hi;
+	}
+	printf("#   %d to %d hogs per CPU\n", lo, hi);
+	EXPECT(lo >= 3 && hi <= 5);
+	EXPECT_EQ(uc_advance(10000 * MS), 0);
+	lo = 100;
+	hi = 0;
+	for (pid = 1; pid <= 64; pid++) {
+		share = (uc_runtime(pid) - t0[pid]) * 100 / (10000 * MS);
+		lo = (int)share < lo ? (int)share : lo;
+		hi = (int)share > hi ? (int)share : hi;
+	}
+	printf("#   %d%% to %d%% of a CPU each\n", lo, hi);
+	EXPECT(lo >= 15 && hi <= 35);
+}
+
 /* A CPU going idle pulls a waiting task from the busiest CPU. */
 static void t_newly_idle(void)
 {
@@ -448,6 +484,7 @@ int main(void)
 	RUN(t_balance_max, "balance_max=2: one balance moves 2");
 	RUN(t_nohz_kick, "a busy CPU's tick kicks an idle CPU, which pulls");
 	RUN(t_balance_weighted, "balance by weight: nice -5 alone against 3 nice 0");
+	RUN(t_sixteen, "64 hogs on 16 CPUs: 4 +- 1 per CPU, 25% +- 10 points each, no stall");
 	RUN(t_three_on_two, "3 equal hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
 	RUN(t_three_on_two_staggered, "the same with one hog a few ms ahead: 66.7% +- 3 each");
 	RUN(t_newly_idle, "newly idle CPU pulls from the busiest");
