@@ -191,9 +191,15 @@ static struct task_struct *starving(struct wfq_cpu *c)
 	       old->p : NULL;
 }
 
-/* @p runs: from schedule(), or a core scheduling pick first seen in tick(). */
+/*
+ * @p runs: from schedule(), or a core scheduling pick first seen in tick().
+ * So @cpu is not idle, whatever core_entry() assumed: a CPU busy with
+ * another class when we loaded goes from it to ours without exit_idle().
+ */
 static struct task_struct *run(struct task_struct *p, int cpu)
 {
+	if (unlikely(cpumask_test_cpu(cpu, &wfq_idle)))
+		cpumask_clear_cpu(cpu, &wfq_idle);
 	list_del_init(&wt(p)->node);
 	wt(p)->moved = false;
 	wfq_cpu(cpu)->curr = p;

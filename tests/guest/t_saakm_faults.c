@@ -69,6 +69,18 @@ static void one_fault(const char *fault, const char *in, const char *expect)
 		snprintf(v, sizeof(v), "%d", w[3]);
 		write_file("/sys/module/saakm_faulty/parameters/victim", v);
 	}
+	if (!strcmp(fault, "outside_cpu")) {
+		/*
+		 * The yielder, which wakes often, on CPUs 0 and 1: the core
+		 * asks no class where to wake a task bound to one CPU.
+		 */
+		cpu_set_t two;
+
+		CPU_ZERO(&two);
+		CPU_SET(0, &two);
+		CPU_SET(1, &two);
+		sched_setaffinity(w[1], sizeof(two), &two);
+	}
 	ok = 1;
 	for (int i = 0; i < 4; i++)
 		ok &= saakm_join(w[i], id, 0) == 0;
@@ -157,6 +169,10 @@ int main(void)
 	one_fault("double_insert", "", "transition");
 	one_fault("bad_transition", "", "transition");
 	one_fault("wrong_cpu", "", "wrong-cpu");
+	if (nr_cpus() > 2)	/* a CPU outside a 2-CPU affinity */
+		one_fault("outside_cpu", "", "outside its affinity");
+	else
+		tap_skip("outside_cpu", "needs 3 CPUs");
 	for (unsigned int i = 0; i < sizeof(callbacks) / sizeof(callbacks[0]); i++)
 		one_fault("error", callbacks[i], callbacks[i]);
 

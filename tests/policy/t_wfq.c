@@ -282,6 +282,67 @@ static void t_three_on_two(void)
 	}
 }
 
+/*
+ * 64 equal hogs on 16 CPUs, all started on CPU 0: balancing spreads them to
+ * 4 per CPU (+- 1), no CPU stalls, and over 10 s each gets a quarter of a
+ * CPU within 10 points.
+ */
+static void t_sixteen(void)
+{
+	int pid, cpu, per[16] = { 0 }, lo = 64, hi = 0;
+	unsigned long long t0[65], share;
+
+	START(.nr_cpus = 16);
+	for (pid = 1; pid <= 64; pid++)
+		EXPECT_EQ(uc_fork(pid, 0, 0, 0), 0);
+	EXPECT_EQ(uc_advance(5000 * MS), 0);
+	for (pid = 1; pid <= 64; pid++) {
+		per[uc_cpu_of(pid)]++;
+		t0[pid] = uc_runtime(pid);
+	}
+	for (cpu = 0; cpu < 16; cpu++) {
+		lo = per[cpu] < lo ? per[cpu] : lo;
+		hi = per[cpu] > hi ? per[cpu] : hi;
+	}
+	printf("#   %d to %d hogs per CPU\n", lo, hi);
+	EXPECT(lo >= 3 && hi <= 5);
+	EXPECT_EQ(uc_advance(10000 * MS), 0);
+	lo = 100;
+	hi = 0;
+	for (pid = 1; pid <= 64; pid++) {
+		share = (uc_runtime(pid) - t0[pid]) * 100 / (10000 * MS);
+		lo = (int)share < lo ? (int)share : lo;
+		hi = (int)share > hi ? (int)share : hi;
+	}
+	printf("#   %d%% to %d%% of a CPU each\n", lo, hi);
+	EXPECT(lo >= 15 && hi <= 35);
+}
+
+/*
+ * CPU 0 runs another class's task when wfq loads, so it never enters (or
+ * leaves) idle: core_entry() marked it idle, and only running our tasks
+ * says otherwise. Were it still "idle", every task placed while the others
+ * are busy would be sent there (49 of 64), and every busy CPU's tick would
+ * kick it, 15 CPUs x 250 Hz, instead of a CPU that really idles.
+ */
+static void t_busy_at_load(void)
+{
+	int pid, cpu, hi = 0;
+	unsigned long long kicks;
+
+	START(.nr_cpus = 16, .busy_cpus = 0x1);
+	for (pid = 1; pid <= 64; pid++)
+		EXPECT_EQ(uc_fork(pid, (pid - 1) % 16, 0, 0), 0);
+	for (cpu = 0; cpu < 16; cpu++)
+		hi = nr_on(cpu, 1, 64) > hi ? nr_on(cpu, 1, 64) : hi;
+	kicks = uc_kick_stats()->kicks;
+	EXPECT_EQ(uc_advance(1000 * MS), 0);
+	kicks = uc_kick_stats()->kicks - kicks;
+	printf("#   at most %d per CPU after the forks; %llu kicks in 1 s\n", hi, kicks);
+	EXPECT_EQ(hi, 4);
+	EXPECT_LT(kicks, 100);
+}
+
 /* A CPU going idle pulls a waiting task from the busiest CPU. */
 static void t_newly_idle(void)
 {
@@ -448,6 +509,8 @@ int main(void)
 	RUN(t_balance_max, "balance_max=2: one balance moves 2");
 	RUN(t_nohz_kick, "a busy CPU's tick kicks an idle CPU, which pulls");
 	RUN(t_balance_weighted, "balance by weight: nice -5 alone against 3 nice 0");
+	RUN(t_sixteen, "64 hogs on 16 CPUs: 4 +- 1 per CPU, 25% +- 10 points each, no stall");
+	RUN(t_busy_at_load, "a CPU busy at load is not idle once it runs our tasks: no funnel, no kicks");
 	RUN(t_three_on_two, "3 equal hogs on 2 CPUs for 20 s: 66.7% +- 10% each");
 	RUN(t_three_on_two_staggered, "the same with one hog a few ms ahead: 66.7% +- 3 each");
 	RUN(t_newly_idle, "newly idle CPU pulls from the busiest");

@@ -433,8 +433,8 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 	if (!p)
 		return NULL;
 	C.cpus[cpu].ready_since = usim_now_ns();
-	if (p->saakm.policy != pol || (int)task_cpu(p) != cpu || !T(p)->queued ||
-	    p->saakm.state != SAAKM_RUNNING) {
+	if (!saakm_pick_ok(p->saakm.policy == pol, (int)task_cpu(p) == cpu, T(p)->queued,
+			   p->saakm.state)) {
 		eject(BAD_PICK, SAAKM_ERR_BAD_SCHEDULE, cpu, p->pid, task_cpu(p),
 		      usim_state_name(p->saakm.state));
 		return NULL;
@@ -756,7 +756,7 @@ static int fallback_cpu(struct task_struct *p)
 /* The CPU a callback chose, checked like select_task_rq_saakm(). */
 static int checked_cpu(struct task_struct *p, int cpu, int prev_cpu, const char *ev)
 {
-	if (cpu < 0 || cpu >= C.o.nr_cpus || !cpumask_test_cpu(cpu, p->cpus_ptr)) {
+	if (!saakm_cpu_ok(p, cpu, C.o.nr_cpus)) {
 		eject(WRONG_CPU, "%s " SAAKM_ERR_OUTSIDE_AFFINITY, ev, cpu, p->pid);
 		cpu = prev_cpu;
 	}

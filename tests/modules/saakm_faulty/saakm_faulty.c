@@ -11,6 +11,8 @@
  *   double_insert  unblock_place() inserts the task twice
  *   bad_transition block() moves the task to RUNNING instead of BLOCKED
  *   wrong_cpu      unblock_prepare() returns a CPU that does not exist
+ *   outside_cpu    unblock_prepare() returns, for a task that may not run
+ *                  everywhere, the highest online CPU outside its affinity
  *   error          calls saakm_policy_error() from the callback "in"
  *   sleep          calls a function that may sleep (mutex_lock()) in the
  *                  callback "in": the debug kernel reports it; the mutex
@@ -99,11 +101,24 @@ static int faulty_new_prepare(struct saakm_policy *pol, struct task_struct *p)
 	return pick_cpu(p);
 }
 
+/* The highest online CPU that @p may not use, or -1. */
+static int outside_cpu(struct task_struct *p)
+{
+	int cpu, found = -1;
+
+	for_each_online_cpu(cpu)
+		if (!cpumask_test_cpu(cpu, p->cpus_ptr))
+			found = cpu;
+	return found;
+}
+
 static int faulty_unblock_prepare(struct saakm_policy *pol, struct task_struct *p)
 {
 	maybe_error(pol, "unblock_prepare");
 	if (faulting("wrong_cpu"))
 		return nr_cpu_ids;
+	if (faulting("outside_cpu") && outside_cpu(p) >= 0)
+		return outside_cpu(p);
 	return pick_cpu(p);
 }
 

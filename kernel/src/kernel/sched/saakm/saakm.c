@@ -288,9 +288,8 @@ static struct task_struct *policy_pick(struct saakm_policy *pol, int cpu)
 		return NULL;
 	pol_pcpu(pol, cpu)->last_pick = jiffies;
 	pol_pcpu(pol, cpu)->picks++;
-	if (unlikely(p->saakm.policy != pol || task_cpu(p) != cpu ||
-		     !(p->saakm.flags & SAAKM_TF_QUEUED) ||
-		     p->saakm.state != SAAKM_RUNNING)) {
+	if (unlikely(!saakm_pick_ok(p->saakm.policy == pol, task_cpu(p) == cpu,
+				   p->saakm.flags & SAAKM_TF_QUEUED, p->saakm.state))) {
 		saakm_eject(pol, SAAKM_EJECT_BAD_PICK, SAAKM_ERR_BAD_SCHEDULE,
 			    cpu, p->pid, task_cpu(p),
 			    saakm_state_name(p->saakm.state));
@@ -779,8 +778,7 @@ static int select_task_rq_saakm(struct task_struct *p, int prev_cpu, int wake_fl
 	if (!(wake_flags & WF_TTWU) || !pol->ops.unblock_prepare || saakm_bypassing(pol))
 		return prev_cpu;
 	cpu = saakm_call_ret(pol, prev_cpu, p, prev_cpu, unblock_prepare, p);
-	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
-		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
+	if (unlikely(!saakm_cpu_ok(p, cpu, nr_cpu_ids))) {
 		saakm_eject(pol, SAAKM_EJECT_WRONG_CPU, SAAKM_ERR_OUTSIDE_AFFINITY,
 			    cpu, p->pid);
 		cpu = prev_cpu;

@@ -129,4 +129,38 @@ saakm_pull_verdict(enum saakm_task_state state, bool on_src, bool queued, bool r
 	return queued && can_move ? SAAKM_PULL_MOVE : SAAKM_PULL_BAD;
 }
 
+/**
+ * saakm_pick_ok - may the class run the task a policy's schedule() returned?
+ * @ours: the task belongs to the policy that returned it
+ * @on_cpu: the task's CPU is the one that asked
+ * @queued: the task is runnable (enqueued in the class)
+ * @state: the task's state after the call
+ *
+ * Return: true for a runnable task of the policy, on this CPU, that the
+ * policy moved to RUNNING; anything else ejects the policy.
+ */
+static inline bool saakm_pick_ok(bool ours, bool on_cpu, bool queued,
+				 enum saakm_task_state state)
+{
+	return ours && on_cpu && queued && state == SAAKM_RUNNING;
+}
+
+/**
+ * saakm_cpu_ok - may @p go to the CPU a prepare callback chose?
+ * @p: the task
+ * @cpu: the CPU the callback returned
+ * @nr_cpus: CPU numbers are below this (nr_cpu_ids)
+ *
+ * The affinity is the policy's to respect. An offline CPU of it is not an
+ * error: the task may have slept while its CPU went down, or the CPU may
+ * go down after the policy looked; the core replaces it with an allowed
+ * online CPU (select_fallback_rq()), as for every class.
+ *
+ * Return: true if @cpu exists and is in @p's affinity.
+ */
+static inline bool saakm_cpu_ok(const struct task_struct *p, int cpu, unsigned int nr_cpus)
+{
+	return cpu >= 0 && (unsigned int)cpu < nr_cpus && cpumask_test_cpu(cpu, p->cpus_ptr);
+}
+
 #endif /* _KERNEL_SCHED_SAAKM_CHECK_H */

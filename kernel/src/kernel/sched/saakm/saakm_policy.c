@@ -113,8 +113,7 @@ static void saakm_fork_prepare(struct task_struct *p, struct saakm_policy *pol)
 {
 	int cpu = saakm_call_ret(pol, task_cpu(p), p, task_cpu(p), new_prepare, p);
 
-	if (unlikely(cpu < 0 || cpu >= nr_cpu_ids ||
-		     !cpumask_test_cpu(cpu, p->cpus_ptr))) {
+	if (unlikely(!saakm_cpu_ok(p, cpu, nr_cpu_ids))) {
 		saakm_eject(pol, SAAKM_EJECT_WRONG_CPU, SAAKM_ERR_OUTSIDE_AFFINITY,
 			    cpu, p->pid);
 		cpu = task_cpu(p);
