@@ -28,14 +28,6 @@
 SAAKM_TAG("opt-in");
 SAAKM_TAG("timeout=1500");
 
-/* TAP_CHECK with a printf-style description. */
-#define CHECKF(cond, ...)						\
-	do {								\
-		char _desc[256];					\
-		snprintf(_desc, sizeof(_desc), __VA_ARGS__);		\
-		TAP_CHECK(cond, _desc);					\
-	} while (0)
-
 #define MAX_GAP_S	2.0
 #define BAL_PER_CPU	4
 #define BAL_SECS	10
@@ -232,7 +224,7 @@ static void scale_run(const struct policy *pol, int nr, double secs, int cycles,
 
 	tap_subtest(pol->name);
 	policy = load_policy(pol->name, pol->path, NULL);
-	CHECKF(policy > 0, "%s loaded", pol->name);
+	TAP_CHECKF(policy > 0, "%s loaded", pol->name);
 	if (policy <= 0)
 		return;
 	memset(workers, 0, nr * sizeof(*workers));
@@ -243,18 +235,18 @@ static void scale_run(const struct policy *pol, int nr, double secs, int cycles,
 	ok = created == nr;
 	for (int i = 0; i < created; i++)
 		ok &= workers[i].joined;
-	CHECKF(ok, "%d threads joined %s (hogs, pipe pairs, sleepers)", nr, pol->name);
+	TAP_CHECKF(ok, "%d threads joined %s (hogs, pipe pairs, sleepers)", nr, pol->name);
 
 	t0 = now_s();
 	go = 1;
 	bad_ops = hotplug_cycles(cycles, ncpus);
-	CHECKF(!bad_ops, "CPUs 1..%d offline and online %d time(s) each while they ran",
+	TAP_CHECKF(!bad_ops, "CPUs 1..%d offline and online %d time(s) each while they ran",
 		  ncpus - 1, cycles);
 	while (now_s() - t0 < secs)
 		usleep(100000);
 	printf("# ran %.1f s with hotplug\n", now_s() - t0);
 	TAP_CHECK(stop_workers(created), "every thread finished");
-	CHECKF(wait_drained(pol->name, 10.0 * timeout_scale()) >= 0,
+	TAP_CHECKF(wait_drained(pol->name, 10.0 * timeout_scale()) >= 0,
 		  "%s has no task left", pol->name);
 	for (int i = 0; i < created; i++) {
 		turns[workers[i].kind] += workers[i].turns;
@@ -264,11 +256,11 @@ static void scale_run(const struct policy *pol, int nr, double secs, int cycles,
 	printf("# turns: hogs %ld, pipe round trips %ld, sleeper wakeups %ld\n",
 	       turns[HOG], turns[PIPE_A], turns[SLEEPER]);
 	TAP_CHECK(turns[PIPE_A] > 0 && turns[SLEEPER] > 0, "pipe pairs and sleepers made progress");
-	CHECKF(worst < MAX_GAP_S, "every hog ran at least once in every %.0f s (longest gap %.3f s)",
+	TAP_CHECKF(worst < MAX_GAP_S, "every hog ran at least once in every %.0f s (longest gap %.3f s)",
 	       MAX_GAP_S, worst);
-	CHECKF(policy_healthy(pol->name) && saakm_log_clean(), "%s still enabled, no error",
+	TAP_CHECKF(policy_healthy(pol->name) && saakm_log_clean(), "%s still enabled, no error",
 		  pol->name);
-	CHECKF(unload_module_within(pol->module, 60.0 * timeout_scale(), NULL) == 0,
+	TAP_CHECKF(unload_module_within(pol->module, 60.0 * timeout_scale(), NULL) == 0,
 		  "%s unloaded", pol->name);
 }
 
@@ -281,7 +273,7 @@ static void balance_run(const struct policy *pol, int ncpus)
 
 	tap_subtest("balance");
 	policy = load_policy(pol->name, pol->path, NULL);
-	CHECKF(policy > 0, "%s loaded", pol->name);
+	TAP_CHECKF(policy > 0, "%s loaded", pol->name);
 	if (policy <= 0)
 		return;
 	memset(workers, 0, nr * sizeof(*workers));	/* kind 0: all hogs */
@@ -299,7 +291,7 @@ static void balance_run(const struct policy *pol, int ncpus)
 		lo = per_cpu[c] < lo ? per_cpu[c] : lo;
 		hi = per_cpu[c] > hi ? per_cpu[c] : hi;
 	}
-	CHECKF(created == nr && lo >= BAL_PER_CPU - 1 && hi <= BAL_PER_CPU + 1,
+	TAP_CHECKF(created == nr && lo >= BAL_PER_CPU - 1 && hi <= BAL_PER_CPU + 1,
 		  "%s: %d hogs on %d CPUs, %d to %d per CPU (want %d +- 1)", pol->name, nr,
 		  ncpus, lo, hi, BAL_PER_CPU);
 	sleep(BAL_SECS);
@@ -309,11 +301,11 @@ static void balance_run(const struct policy *pol, int ncpus)
 		min_share = share < min_share ? share : min_share;
 		max_share = share > max_share ? share : max_share;
 	}
-	CHECKF(min_share >= fair - 0.1 && max_share <= fair + 0.1,
+	TAP_CHECKF(min_share >= fair - 0.1 && max_share <= fair + 0.1,
 		  "%s: each hog got %.0f%% +- 10 points of a CPU over %d s (%.1f%% to %.1f%%)",
 		  pol->name, fair * 100, BAL_SECS, min_share * 100, max_share * 100);
-	CHECKF(stop_workers(created), "%s: every hog finished", pol->name);
-	CHECKF(policy_healthy(pol->name), "%s still enabled, no error", pol->name);
+	TAP_CHECKF(stop_workers(created), "%s: every hog finished", pol->name);
+	TAP_CHECKF(policy_healthy(pol->name), "%s still enabled, no error", pol->name);
 	unload_module_within(pol->module, 60.0 * timeout_scale(), NULL);
 }
 

@@ -84,14 +84,6 @@ struct shared {
 
 static struct shared *sh;
 
-/* TAP_CHECK with a formatted description. */
-#define CHECKF(cond, ...)						\
-	do {								\
-		char __d[200];						\
-		snprintf(__d, sizeof(__d), __VA_ARGS__);		\
-		TAP_CHECK(cond, __d);					\
-	} while (0)
-
 /* Percentiles of one measure, in ns; -1 where not measured. */
 struct pct {
 	long long p50, p99, max;
@@ -418,7 +410,7 @@ static void refused_at_load(const char *params)
 		close(fd);
 	if (!ret)
 		unload_module("saakm_shinjuku");
-	CHECKF(ret == -EINVAL && found, "%s refused at load (EINVAL), the log names slice_us and its range",
+	TAP_CHECKF(ret == -EINVAL && found, "%s refused at load (EINVAL), the log names slice_us and its range",
 	       params);
 }
 
@@ -479,13 +471,13 @@ int main(void)
 	param_checks(id);
 	if (id > 0)
 		ok_sj = run("shinjuku slice_us=" SLICE_US ":", id, &sj);
-	CHECKF(!ok_sj, "shinjuku: the spinner and the waker ran on CPU %d", sh->cpu);
-	CHECKF(!ok_sj && sj.work.p99 <= BOUND_NS,
+	TAP_CHECKF(!ok_sj, "shinjuku: the spinner and the waker ran on CPU %d", sh->cpu);
+	TAP_CHECKF(!ok_sj && sj.work.p99 <= BOUND_NS,
 	       "shinjuku: p99 of the spinner's work while the waker waited (%lld us) <= 1 ms",
 	       sj.work.p99 / 1000);
-	CHECKF(!ok_sj && sj.idle_share <= 0.02, "shinjuku: CPU %d idle %.1f%% of the run (<= 2%%)",
+	TAP_CHECKF(!ok_sj && sj.idle_share <= 0.02, "shinjuku: CPU %d idle %.1f%% of the run (<= 2%%)",
 	       sh->cpu, sj.idle_share * 100);
-	CHECKF(!ok_sj && sj.spin_share >= 0.5, "shinjuku: the spinner still got most of the CPU (%.0f%%)",
+	TAP_CHECKF(!ok_sj && sj.spin_share >= 0.5, "shinjuku: the spinner still got most of the CPU (%.0f%%)",
 	       sj.spin_share * 100);
 	TAP_CHECK(event_count("shinjuku", "preempt") > 0, "shinjuku: preemptions through preempt()");
 	print_events("shinjuku");
@@ -498,9 +490,9 @@ int main(void)
 	id = load_policy("fifo", "policies/fifo/saakm_fifo.ko", "");
 	if (id > 0)
 		ok_fifo = run("fifo slice_ms=20:", id, &fifo);
-	CHECKF(!ok_fifo && fifo.work.p99 > 2 * BOUND_NS,
+	TAP_CHECKF(!ok_fifo && fifo.work.p99 > 2 * BOUND_NS,
 	       "fifo (no preemption): the same measure's p99 (%lld us) > 2 ms", fifo.work.p99 / 1000);
-	CHECKF(!ok_sj && !ok_fifo && sj.work.p99 * 4 <= fifo.work.p99,
+	TAP_CHECKF(!ok_sj && !ok_fifo && sj.work.p99 * 4 <= fifo.work.p99,
 	       "shinjuku's p99 (%lld us) <= a quarter of fifo's (%lld us)", sj.work.p99 / 1000,
 	       fifo.work.p99 / 1000);
 	TAP_CHECK(unload_module("saakm_fifo") == 0, "rmmod saakm_fifo");

@@ -98,4 +98,12 @@ static inline int tap_done(void)
 			tap_not_ok(desc, "%s:%d: %s", __FILE__, __LINE__, #cond); \
 	} while (0)
 
+/* TAP_CHECK with a printf-style description. */
+#define TAP_CHECKF(cond, ...)						\
+	do {								\
+		char __tap_desc[256];					\
+		snprintf(__tap_desc, sizeof(__tap_desc), __VA_ARGS__);	\
+		TAP_CHECK(cond, __tap_desc);				\
+	} while (0)
+
 #endif /* SAAKM_TAP_H */

@@ -6,12 +6,7 @@
 # wins. virtme-ng is replaced by fake-vng/vng in its "panic" mode, which
 # boots nothing: only the runner's "booting a guest" line is looked at.
 set -u
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-. "$root/tests/guest/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/kernel/arch/x86/boot"
-: >"$tmp/kernel/arch/x86/boot/bzImage"
+. "$(dirname "$0")/fake-kernel.sh"
 
 # limit ENV...: the guest timeout the runner announces with these variables.
 limit() {

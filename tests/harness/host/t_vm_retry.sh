@@ -4,12 +4,7 @@
 # and not when the kernel reported a problem or the command had started.
 # virtme-ng is replaced by fake-vng/vng, which runs the command on the host.
 set -u
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-. "$root/tests/guest/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/kernel/arch/x86/boot"
-: >"$tmp/kernel/arch/x86/boot/bzImage"
+. "$(dirname "$0")/fake-kernel.sh"
 
 # vm MODE CMD: run vm.sh with the fake vng in MODE; sets $out, $rc, $calls.
 vm() {

@@ -5,12 +5,7 @@
 # shape, or a shape with --topology is refused with one line. Only the vng
 # command line is looked at (--dry-run); nothing boots.
 set -u
-root=$(cd "$(dirname "$0")/../../.." && pwd)
-. "$root/tests/guest/tap.sh"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/kernel/arch/x86/boot"
-: >"$tmp/kernel/arch/x86/boot/bzImage"
+. "$(dirname "$0")/fake-kernel.sh"
 
 vm() { # ARGS...: vm.sh's dry run, with printf %q's escapes undone; sets $out, $rc
 	out=$(SAAKM_VNG=$root/tests/harness/host/fake-vng/vng \
