@@ -26,8 +26,9 @@
 # most seconds the whole pass (boot included) may take: past it, a failed
 # "budget" test says by how much, so that the suite's growth shows when it
 # happens rather than as a CI timeout. --repeat N runs each guest test N
-# times in the one guest (NAME, NAME@2, ...): a new test runs at least 5
-# times before it lands. Exit status: 0 only if nothing failed.
+# times in the one guest (NAME, NAME@2, ...), with N times the guest's time
+# limit: a new test runs at least 5 times before it lands. Exit status: 0
+# only if nothing failed.
 #
 # With KERNEL_VARIANT=debug the guest boots the debug kernel
 # (build/linux-debug) and test names are prefixed "debug/". Numeric SAAKM_*
@@ -176,6 +177,8 @@ if [ ${#guest_tests[@]} -gt 0 ]; then
 			for ((r = 2; r <= repeat; r++)); do guest_tests+=("$name@$r"); done
 		done
 	fi
+	# each round of --repeat gets the whole limit, unless a timeout was given
+	[ "$repeat" -gt 1 ] && [ -z "$timeout_given" ] && timeout_s=$((timeout_s * repeat))
 	# make test-full's long rounds outlast the CI tier's guest limit: there
 	# the guest gets the sum of its tests' limits and 5 minutes to boot (each
 	# test is still killed at its own limit), unless a timeout was given.
