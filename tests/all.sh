@@ -4,11 +4,12 @@
 #   1. the normal kernel (build/linux): host tests and every guest test,
 #      then the tests that need more CPUs (WIDE_TESTS) in a guest of 4, the
 #      topology tests (SHAPE_TESTS) in a guest of each shape of
-#      scripts/shapes.sh, and the tests that judge guest time (ICOUNT_TESTS)
-#      in an icount guest
+#      scripts/shapes.sh, the tests that judge guest time (ICOUNT_TESTS)
+#      in an icount guest, and the policies at scale under hotplug
+#      (SCALE_TESTS) in an icount guest of 16 vCPUs
 #   2. the debug kernel (build/linux-debug: lockdep, KASAN, UBSAN, atomic
-#      sleep checks): every guest test again; a lockdep, KASAN or UBSAN
-#      report fails the run like any WARN
+#      sleep checks): every guest test again (SCALE_TESTS at a small size);
+#      a lockdep, KASAN or UBSAN report fails the run like any WARN
 #
 # Two tiers run the same tests with the same runner:
 #   make test       (CI) each test at the smallest size that still walks
@@ -42,6 +43,7 @@ BUDGET_NORMAL=960
 BUDGET_WIDE=120
 BUDGET_SHAPE=150
 BUDGET_ICOUNT=180
+BUDGET_SCALE=240
 BUDGET_DEBUG=1080
 
 # budget SECS: the --budget argument of a pass (none in make test-full or
@@ -74,6 +76,12 @@ shape_tests() { # shape -> its tests
 # opt-in guest tests that judge guest time: in an icount guest the clock
 # counts instructions, so a loaded host cannot stretch it while a vCPU runs
 ICOUNT_TESTS="saakm_shinjuku_latency saakm_server_idle"
+# the policies at scale under hotplug: in an icount guest of the widest
+# shape, whose clock does not run while the host leaves a vCPU waiting
+# (without icount, 16 vCPUs on 2 host CPUs stop for seconds at a time);
+# at the CI size in make test-full too (make test-scale runs the soak)
+SCALE_TESTS="saakm_scale"
+SCALE_SHAPE=smt16
 
 selected=$#
 t0=$SECONDS
@@ -109,6 +117,13 @@ if [ $# -eq 0 ]; then
 	# shellcheck disable=SC2046 # one -t per test
 	ICOUNT=1 run_pass icount --no-build --no-host $(budget $BUDGET_ICOUNT) $(printf -- '-t %s ' $ICOUNT_TESTS)
 	read -r pc fc sc < <(counts icount)
+	p1=$((p1 + pc)) f1=$((f1 + fc)) s1=$((s1 + sc))
+	echo
+	echo "test: scale pass (icount, $SCALE_SHAPE): $SCALE_TESTS"
+	# shellcheck disable=SC2046 # one -t per test
+	ICOUNT=1 SAAKM_FULL=0 run_pass scale --no-build --no-host --shape "$SCALE_SHAPE" \
+		$(budget $BUDGET_SCALE) $(printf -- '-t %s ' $SCALE_TESTS)
+	read -r pc fc sc < <(counts scale)
 	p1=$((p1 + pc)) f1=$((f1 + fc)) s1=$((s1 + sc))
 fi
 p2=0 f2=0 s2=0

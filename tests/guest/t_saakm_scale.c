@@ -1,31 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Policies at scale, under CPU hotplug. fifo, wfq and the eevdf port each
- * run SAAKM_SCALE_TASKS threads of mixed behaviour (a quarter CPU hogs, half
- * in pipe pairs that pass a byte back and forth, a quarter sleepers that
- * work a little between short sleeps) for SAAKM_SCALE_SECS seconds, while
- * every CPU but CPU 0 goes offline and back online SAAKM_SCALE_CYCLES times.
- * For each policy:
+ * Policies at scale, under CPU hotplug. fifo (steal=1), wfq and the eevdf
+ * port, and in the soak first the fair class as the reference, each run
+ * SAAKM_SCALE_TASKS threads of mixed behaviour (a quarter CPU hogs, half in
+ * pipe pairs that pass a byte back and forth, a quarter sleepers that work
+ * a little between short sleeps) for SAAKM_SCALE_SECS seconds, while CPUs
+ * go offline and back online SAAKM_SCALE_CYCLES times each: every CPU but
+ * CPU 0 with SAAKM_SCALE_HOTPLUG=3, two of them with 2 (make test), none
+ * with 1. For each policy:
  *   - every thread finishes, and the policy has no task left (none lost);
  *   - the policy is still enabled, with no error and nothing refused;
  *   - every hog ran at least once in every 2 s: its longest gap between two
- *     turns of its loop (time runnable but not running) is under 2 s.
- * Kernel reports (WARN, lockdep, ...) fail the run through the runner.
+ *     turns of its loop (time runnable but not running) is under 2 s, or
+ *     under 1.5 times the fair class's longest gap in the same guest when
+ *     the reference ran and that is longer (without icount, below).
+ * Kernel reports (WARN, lockdep, ...) fail the run through the runner, the
+ * reference's included: hotplug under load is the kernel's own test too.
  *
  * On a guest of 2 or more LLCs with 8 CPUs or more (the epyc8 shape), the
  * balancing policies (wfq, eevdf) then get 4 hogs per CPU at once: after
  * they settle, each CPU runs 4 +- 1 of them, and over 10 s each gets its
  * fair share of a CPU (a quarter) +- 10 points.
  *
- * Sizes: make test runs the shapes' small version (and a smaller one on the
- * debug kernel); make test-full the soak: 1,000 threads, 60 s, 20 cycles.
- * saakm-test: opt-in (the shape passes run it by name)
+ * Judged in an icount guest (make test's scale pass): there the clock counts
+ * instructions, so a vCPU that the host does not run for a while does not
+ * see time pass. Without icount, 16 vCPUs on 2 host CPUs stop for seconds
+ * at a time, and the fair class itself shows gaps of 2 to 4 s.
+ *
+ * Sizes: make test runs the small version on smt16 (100 threads, 5 s, two
+ * CPUs once, no reference) in its scale pass, and a smaller one in the
+ * debug pass (2 vCPUs, 64 threads, CPU 1 offline once), where the gap is
+ * reported but not judged; make test-scale the soak: 1,000 threads, 60 s,
+ * every CPU 20 times, the reference first. The normal pass's 2-vCPU guest
+ * skips it.
  */
 #include "saakm_test.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
-SAAKM_TAG("opt-in");
 SAAKM_TAG("timeout=1500");
 
 #define MAX_GAP_S	2.0
@@ -41,22 +53,31 @@ struct worker {
 	int fd_in, fd_out;	/* pipe pairs: read from, write to */
 	int joined;
 	long turns;
-	double max_gap;
+	double max_gap, max_gap_at;	/* the longest gap, and when it ended */
 };
 
 struct policy {
-	const char *name, *path, *module;
+	const char *name, *path, *module, *params;
 	int balances;		/* checked for balance on a multi-LLC guest */
 };
 
+/*
+ * fifo with steal=1: without it a hog never moves again once hotplug has
+ * pushed it off a CPU, and the hogs pile up on the CPUs that stayed.
+ * The fair class runs the same threads first, as the reference.
+ */
 static const struct policy policies[] = {
-	{ "fifo", "policies/fifo/saakm_fifo.ko", "saakm_fifo", 0 },
-	{ "wfq", "policies/wfq/saakm_wfq.ko", "saakm_wfq", 1 },
-	{ "eevdf", "policies/eevdf/saakm_eevdf.ko", "saakm_eevdf", 1 },
+	{ "fifo", "policies/fifo/saakm_fifo.ko", "saakm_fifo", "steal=1", 0 },
+	{ "wfq", "policies/wfq/saakm_wfq.ko", "saakm_wfq", NULL, 1 },
+	{ "eevdf", "policies/eevdf/saakm_eevdf.ko", "saakm_eevdf", NULL, 1 },
+	{ "cfs", NULL, NULL, NULL, 0 },
 };
+#define NR_POLICIES	(int)(sizeof(policies) / sizeof(policies[0]))
+#define REFERENCE	(NR_POLICIES - 1)
 
 static struct worker *workers;
-static int policy;
+static int policy;		/* the id to join; 0: stay in the fair class */
+static double ref_gap;		/* the fair class's longest gap, when it ran */
 static atomic_int started, finished;
 static volatile int go, stop_all;
 
@@ -67,8 +88,10 @@ static void hog(struct worker *w)
 
 	while (!stop_all) {
 		t = now_s();
-		if (go && t - last > w->max_gap)
+		if (go && t - last > w->max_gap) {
 			w->max_gap = t - last;
+			w->max_gap_at = t;
+		}
 		last = t;
 		w->turns++;
 	}
@@ -107,7 +130,7 @@ static void *worker_fn(void *arg)
 	struct worker *w = arg;
 
 	w->tid = gettid();
-	w->joined = saakm_join(0, policy, 0) == 0;
+	w->joined = !policy || saakm_join(0, policy, 0) == 0;
 	atomic_fetch_add(&started, 1);
 	while (!go && !stop_all)
 		usleep(1000);
@@ -191,15 +214,34 @@ static int stop_workers(int created)
 	return 1;
 }
 
-/* Every CPU but 0 offline and back, @cycles times; returns the operations that failed. */
-static int hotplug_cycles(int cycles, int ncpus)
+/* Which CPUs go offline (SAAKM_SCALE_HOTPLUG): */
+enum { HOT_NONE = 1, HOT_SOME, HOT_ALL };
+
+/*
+ * The CPUs to take offline: every CPU but 0, or only the CPUs a quarter and
+ * three quarters of the way (on the shapes: in other LLCs than CPU 0's, one
+ * in each NUMA node), as each offline stops every CPU for a while. Or none,
+ * to tell hotplug's effects from the rest.
+ */
+static int hotplug_set(int ncpus, int which, int *cpus)
+{
+	int n = 0;
+
+	for (int cpu = 1; cpu < ncpus && which != HOT_NONE; cpu++)
+		if (which == HOT_ALL || cpu == ncpus / 4 || cpu == 3 * ncpus / 4)
+			cpus[n++] = cpu;
+	return n;
+}
+
+/* Each of @cpus offline and back, @cycles times; returns the operations that failed. */
+static int hotplug_cycles(int cycles, const int *cpus, int n)
 {
 	int failed = 0;
 
 	for (int c = 0; c < cycles; c++)
-		for (int cpu = 1; cpu < ncpus; cpu++) {
-			failed += set_cpu_online(cpu, 0) != 0;
-			failed += set_cpu_online(cpu, 1) != 0;
+		for (int i = 0; i < n; i++) {
+			failed += set_cpu_online(cpus[i], 0) != 0;
+			failed += set_cpu_online(cpus[i], 1) != 0;
 		}
 	return failed;
 }
@@ -216,17 +258,21 @@ static int policy_healthy(const char *name)
 	return policy_enabled(name);
 }
 
-static void scale_run(const struct policy *pol, int nr, double secs, int cycles, int ncpus)
+static void scale_run(const struct policy *pol, int nr, double secs, int cycles,
+		      const int *cpus, int ncpus_hot)
 {
-	int created, ok, bad_ops;
-	double t0, worst = 0;
+	int created, ok, bad_ops, ref = !pol->path;
+	double t0, t_hot, worst = 0, worst_at = 0, limit;
 	long turns[4] = { 0 };
 
 	tap_subtest(pol->name);
-	policy = load_policy(pol->name, pol->path, NULL);
-	TAP_CHECKF(policy > 0, "%s loaded", pol->name);
-	if (policy <= 0)
-		return;
+	policy = 0;
+	if (!ref) {
+		policy = load_policy(pol->name, pol->path, pol->params);
+		TAP_CHECKF(policy > 0, "%s loaded", pol->name);
+		if (policy <= 0)
+			return;
+	}
 	memset(workers, 0, nr * sizeof(*workers));
 	for (int i = 0; i < nr; i++)
 		if (setup_worker(i))
@@ -239,25 +285,45 @@ static void scale_run(const struct policy *pol, int nr, double secs, int cycles,
 
 	t0 = now_s();
 	go = 1;
-	bad_ops = hotplug_cycles(cycles, ncpus);
-	TAP_CHECKF(!bad_ops, "CPUs 1..%d offline and online %d time(s) each while they ran",
-		  ncpus - 1, cycles);
+	bad_ops = hotplug_cycles(cycles, cpus, ncpus_hot);
+	t_hot = now_s() - t0;
+	TAP_CHECKF(!bad_ops, "%d CPUs offline and online %d time(s) each while they ran",
+		  ncpus_hot, cycles);
 	while (now_s() - t0 < secs)
 		usleep(100000);
-	printf("# ran %.1f s with hotplug\n", now_s() - t0);
+	printf("# ran %.1f s, of which %.1f s of hotplug\n", now_s() - t0, t_hot);
 	TAP_CHECK(stop_workers(created), "every thread finished");
-	TAP_CHECKF(wait_drained(pol->name, 10.0 * timeout_scale()) >= 0,
-		  "%s has no task left", pol->name);
+	if (!ref)
+		TAP_CHECKF(wait_drained(pol->name, 10.0 * timeout_scale()) >= 0,
+			  "%s has no task left", pol->name);
 	for (int i = 0; i < created; i++) {
 		turns[workers[i].kind] += workers[i].turns;
-		if (workers[i].kind == HOG && workers[i].max_gap > worst)
+		if (workers[i].kind == HOG && workers[i].max_gap > worst) {
 			worst = workers[i].max_gap;
+			worst_at = workers[i].max_gap_at - t0;
+		}
 	}
 	printf("# turns: hogs %ld, pipe round trips %ld, sleeper wakeups %ld\n",
 	       turns[HOG], turns[PIPE_A], turns[SLEEPER]);
+	printf("# longest gap of a hog: %.3f s, ended %.1f s after the start (%s)\n", worst,
+	       worst_at, worst_at <= t_hot ? "during the hotplug" : "after it");
 	TAP_CHECK(turns[PIPE_A] > 0 && turns[SLEEPER] > 0, "pipe pairs and sleepers made progress");
-	TAP_CHECKF(worst < MAX_GAP_S, "every hog ran at least once in every %.0f s (longest gap %.3f s)",
-	       MAX_GAP_S, worst);
+	if (ref) {	/* the fair class's figure, to judge the policies' by */
+		ref_gap = worst;
+		return;
+	}
+	/*
+	 * A hotplug operation stops every CPU for a while, which with many
+	 * vCPUs on few host CPUs takes seconds: a policy is held to 2 s, or
+	 * to the fair class's longest gap in the same guest plus half of it.
+	 */
+	limit = ref_gap * 1.5 > MAX_GAP_S ? ref_gap * 1.5 : MAX_GAP_S;
+	if (debug_pass())	/* there for lockdep and KASAN, which slow it several times */
+		printf("# the debug kernel is not held to the gap\n");
+	else
+		TAP_CHECKF(worst < limit,
+			   "every hog ran at least once in every %.1f s (longest gap %.3f s%s)",
+			   limit, worst, limit > MAX_GAP_S ? "; 1.5 times the fair class's" : "");
 	TAP_CHECKF(policy_healthy(pol->name) && saakm_log_clean(), "%s still enabled, no error",
 		  pol->name);
 	TAP_CHECKF(unload_module_within(pol->module, 60.0 * timeout_scale(), NULL) == 0,
@@ -272,7 +338,7 @@ static void balance_run(const struct policy *pol, int ncpus)
 	double share, min_share = 1, max_share = 0, fair = 1.0 / BAL_PER_CPU;
 
 	tap_subtest("balance");
-	policy = load_policy(pol->name, pol->path, NULL);
+	policy = load_policy(pol->name, pol->path, pol->params);
 	TAP_CHECKF(policy > 0, "%s loaded", pol->name);
 	if (policy <= 0)
 		return;
@@ -330,27 +396,38 @@ static int nr_llcs(int ncpus)
 
 int main(void)
 {
-	int ncpus = nr_cpus(), debug = debug_pass();
-	int nr = tier_size("SAAKM_SCALE_TASKS", debug ? 64 : 200, 1000);
-	double secs = tier_size("SAAKM_SCALE_SECS", debug ? 5 : 10, 60);
+	int ncpus = nr_cpus(), debug = debug_pass(), cpus[CPU_SETSIZE], nhot;
+	int nr = tier_size("SAAKM_SCALE_TASKS", debug ? 64 : 100, 1000);
+	double secs = tier_size("SAAKM_SCALE_SECS", 5, 60);
 	int cycles = tier_size("SAAKM_SCALE_CYCLES", 1, 20);
-	/* to look at one part: bit 0 scale, bit 1 balance; bits 0..2: fifo, wfq, eevdf */
+	int hot = tier_size("SAAKM_SCALE_HOTPLUG", HOT_SOME, HOT_ALL);
+	/*
+	 * To look at one part: bit 0 scale, bit 1 balance; bits 0..3: fifo,
+	 * wfq, eevdf, cfs. The reference, only needed where the gap may exceed
+	 * 2 s for the host's sake (no icount), runs in the soak by default.
+	 */
 	int parts = tier_size("SAAKM_SCALE_PARTS", 3, 3);
-	int which = tier_size("SAAKM_SCALE_POLICIES", 7, 7);
+	int which = tier_size("SAAKM_SCALE_POLICIES", 7, 15);
 
-	require_cpus(4, "scale and hotplug");
+	/* the debug pass's 2 vCPUs: for lockdep and KASAN, not for the gaps */
+	require_cpus(debug ? 2 : 4, "scale and hotplug (make test: the scale pass, 16 vCPUs)");
 	signal(SIGPIPE, SIG_IGN);	/* a pipe pair's partner closes its end at the stop */
 	nr -= nr % 4;
 	workers = calloc(nr > BAL_PER_CPU * ncpus ? nr : BAL_PER_CPU * ncpus, sizeof(*workers));
 	if (!workers)
 		return 1;
-	printf("# %d CPUs, %d LLCs; %d threads for %.0f s, %d hotplug cycle(s) per CPU\n",
-	       ncpus, nr_llcs(ncpus), nr, secs, cycles);
-	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+	nhot = hotplug_set(ncpus, hot, cpus);
+	printf("# %d CPUs, %d LLCs; %d threads for %.0f s; %d CPUs offline and online %d time(s)\n",
+	       ncpus, nr_llcs(ncpus), nr, secs, nhot, cycles);
+	/* the reference first, so that the policies are judged against it */
+	for (int k = 0; k < NR_POLICIES; k++) {
+		int i = (k + REFERENCE) % NR_POLICIES;
+
 		if ((parts & 1) && (which & (1 << i)))
-			scale_run(&policies[i], nr, secs, cycles, ncpus);
+			scale_run(&policies[i], nr, secs, cycles, cpus, nhot);
+	}
 	if (ncpus >= 8 && nr_llcs(ncpus) >= 2 && !debug)
-		for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+		for (int i = 0; i < NR_POLICIES; i++)
 			if ((parts & 2) && (which & (1 << i)) && policies[i].balances)
 				balance_run(&policies[i], ncpus);
 	return tap_done();
