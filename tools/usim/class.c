@@ -465,7 +465,7 @@ static struct task_struct *pick(int cpu)
 
 static void enqueue(struct task_struct *p, int cpu, bool wakeup);
 static void dequeue(struct task_struct *p, bool sleep);
-static void check_placed(struct task_struct *p, int cpu, const char *ev);
+static void check_placed(struct task_struct *p, int cpu, enum saakm_event ev);
 
 /* saakm_pull(): take one task of @pol from @src to @dst with balance_pick(). */
 static bool pull_one(struct saakm_policy *pol, int src, int dst)
@@ -489,7 +489,7 @@ static bool pull_one(struct saakm_policy *pol, int src, int dst)
 	case SAAKM_PULL_GIVE_BACK:
 		uc_trace("class: task %d still runs on cpu %d: given back", p->pid, src);
 		usim_call(pol, SAAKM_EV_UNBLOCK_PLACE, src, p, -1);
-		check_placed(p, src, "unblock_place");
+		check_placed(p, src, SAAKM_EV_UNBLOCK_PLACE);
 		return false;
 	case SAAKM_PULL_BAD:
 		break;
@@ -683,11 +683,12 @@ static void deliver_kicks(void)
 }
 
 /* check_placed(): after new_place/unblock_place the task must be READY. */
-static void check_placed(struct task_struct *p, int cpu, const char *ev)
+static void check_placed(struct task_struct *p, int cpu, enum saakm_event ev)
 {
-	if (p->saakm.state == SAAKM_READY)
+	if (p->saakm.state == saakm_left_state(ev))
 		return;
-	eject(CALLBACK, SAAKM_ERR_LEFT_STATE, ev, p->pid, usim_state_name(p->saakm.state));
+	eject(CALLBACK, SAAKM_ERR_LEFT_STATE, saakm_event_name(ev), p->pid,
+	      usim_state_name(p->saakm.state));
 	force(p, SAAKM_RUNNING);
 	park(p, cpu, true);
 }
@@ -700,12 +701,12 @@ static void enqueue(struct task_struct *p, int cpu, bool wakeup)
 	switch (p->saakm.state) {
 	case SAAKM_NOT_QUEUED:
 		usim_call(pol, SAAKM_EV_NEW_PLACE, cpu, p, -1);
-		check_placed(p, cpu, "new_place");
+		check_placed(p, cpu, SAAKM_EV_NEW_PLACE);
 		break;
 	case SAAKM_BLOCKED:
 	case SAAKM_MIGRATING:
 		usim_call(pol, SAAKM_EV_UNBLOCK_PLACE, cpu, p, -1);
-		check_placed(p, cpu, "unblock_place");
+		check_placed(p, cpu, SAAKM_EV_UNBLOCK_PLACE);
 		break;
 	default:
 		break;
@@ -725,9 +726,9 @@ static void dequeue(struct task_struct *p, bool sleep)
 	case SAAKM_RUNNING:
 		unpark(p);
 		usim_call(p->saakm.policy, SAAKM_EV_BLOCK, cpu, p, -1);
-		if (p->saakm.state != SAAKM_BLOCKED) {
-			eject(CALLBACK, SAAKM_ERR_LEFT_STATE, "block", p->pid,
-			      usim_state_name(p->saakm.state));
+		if (p->saakm.state != saakm_left_state(SAAKM_EV_BLOCK)) {
+			eject(CALLBACK, SAAKM_ERR_LEFT_STATE, saakm_event_name(SAAKM_EV_BLOCK),
+			      p->pid, usim_state_name(p->saakm.state));
 			force(p, SAAKM_BLOCKED);
 		}
 		break;
@@ -1160,8 +1161,9 @@ int uc_exit(int pid)
 
 		if (p->saakm.state != SAAKM_TERMINATED) {
 			usim_call(pol, SAAKM_EV_TERMINATE, cpu, p, -1);
-			if (p->saakm.state != SAAKM_TERMINATED) {
-				eject(CALLBACK, SAAKM_ERR_LEFT_STATE, "terminate", pid,
+			if (p->saakm.state != saakm_left_state(SAAKM_EV_TERMINATE)) {
+				eject(CALLBACK, SAAKM_ERR_LEFT_STATE,
+				      saakm_event_name(SAAKM_EV_TERMINATE), pid,
 				      usim_state_name(p->saakm.state));
 				force(p, SAAKM_TERMINATED);
 			}

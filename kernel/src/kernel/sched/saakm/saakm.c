@@ -154,12 +154,12 @@ static struct task_struct *saakm_server_pick(struct sched_dl_entity *dl_se)
  * this CPU. If the policy forgot, park the task on the preempted list so it
  * still runs, and report the bug.
  */
-static void check_placed(struct rq *rq, struct task_struct *p, const char *ev)
+static void check_placed(struct rq *rq, struct task_struct *p, enum saakm_event ev)
 {
-	if (likely(p->saakm.state == SAAKM_READY))
+	if (likely(p->saakm.state == saakm_left_state(ev)))
 		return;
 	saakm_eject(p->saakm.policy, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE,
-		    ev, p->pid, saakm_state_name(p->saakm.state));
+		    saakm_event_name(ev), p->pid, saakm_state_name(p->saakm.state));
 	saakm_force_state(p, SAAKM_RUNNING);
 	saakm_park(p, cpu_of(rq), true);
 }
@@ -187,7 +187,7 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	switch (p->saakm.state) {
 	case SAAKM_NOT_QUEUED:
 		saakm_call(pol, cpu, p, new_place, p, cpu);
-		check_placed(rq, p, "new_place");
+		check_placed(rq, p, SAAKM_EV_NEW_PLACE);
 		break;
 	case SAAKM_BLOCKED:
 	case SAAKM_MIGRATING:
@@ -195,7 +195,7 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		if (!(flags & ENQUEUE_WAKEUP))
 			saakm_count(pol, SAAKM_EV_MIGRATED, cpu, p);
 		saakm_call(pol, cpu, p, unblock_place, p, cpu);
-		check_placed(rq, p, "unblock_place");
+		check_placed(rq, p, SAAKM_EV_UNBLOCK_PLACE);
 		break;
 	default:
 		/* ENQUEUE_RESTORE: still where the policy left it. */
@@ -244,9 +244,10 @@ static bool dequeue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		/* Going to sleep, or being moved off this CPU by the class. */
 		saakm_unpark(p, cpu);
 		saakm_call(pol, cpu, p, block, p, cpu);
-		if (p->saakm.state != SAAKM_BLOCKED) {
-			saakm_eject(pol, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE, "block",
-				    p->pid, saakm_state_name(p->saakm.state));
+		if (p->saakm.state != saakm_left_state(SAAKM_EV_BLOCK)) {
+			saakm_eject(pol, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE,
+				    saakm_event_name(SAAKM_EV_BLOCK), p->pid,
+				    saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_BLOCKED);
 		}
 		break;
@@ -596,7 +597,7 @@ static bool saakm_pull_one(struct rq *src, struct rq *dst, struct saakm_policy *
 		return true;
 	case SAAKM_PULL_GIVE_BACK:
 		saakm_call(pol, src_cpu, p, unblock_place, p, src_cpu);
-		check_placed(src, p, "unblock_place");
+		check_placed(src, p, SAAKM_EV_UNBLOCK_PLACE);
 		return false;
 	case SAAKM_PULL_BAD:
 		break;

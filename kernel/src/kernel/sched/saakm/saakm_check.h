@@ -55,6 +55,26 @@ static const u64 saakm_allowed __maybe_unused = 0 SAAKM_TRANSITIONS(SAAKM_ALLOWE
 #undef SAAKM_ALLOWED_BIT
 
 /**
+ * saakm_left_state - the state a callback must leave its task in
+ * @ev: new_place, unblock_place, block or terminate
+ *
+ * Return: %SAAKM_READY after a placement, %SAAKM_BLOCKED after block(),
+ * %SAAKM_TERMINATED after terminate(). The class reports any other state
+ * (SAAKM_ERR_LEFT_STATE) and repairs the task itself.
+ */
+static inline enum saakm_task_state saakm_left_state(enum saakm_event ev)
+{
+	switch (ev) {
+	case SAAKM_EV_BLOCK:
+		return SAAKM_BLOCKED;
+	case SAAKM_EV_TERMINATE:
+		return SAAKM_TERMINATED;
+	default:
+		return SAAKM_READY;
+	}
+}
+
+/**
  * saakm_transition_ok - does the transition table allow @from -> @to?
  * @from: the task's state
  * @to: the state a policy asks for

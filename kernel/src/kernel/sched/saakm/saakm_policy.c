@@ -86,9 +86,10 @@ void saakm_detach(struct task_struct *p)
 	}
 	if (p->saakm.state != SAAKM_TERMINATED) {
 		saakm_call(pol, cpu, p, terminate, p);
-		if (p->saakm.state != SAAKM_TERMINATED) {
-			saakm_eject(pol, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE, "terminate",
-				    p->pid, saakm_state_name(p->saakm.state));
+		if (p->saakm.state != saakm_left_state(SAAKM_EV_TERMINATE)) {
+			saakm_eject(pol, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE,
+				    saakm_event_name(SAAKM_EV_TERMINATE), p->pid,
+				    saakm_state_name(p->saakm.state));
 			saakm_force_state(p, SAAKM_TERMINATED);
 		}
 	}
