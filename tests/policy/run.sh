@@ -16,8 +16,9 @@
 # What it checks: every policy source compiles unchanged against libusim;
 # anything outside the policy subset does not (and the error names the
 # subset); each policy's unit tests (tests/policy/t_NAME.c); a fixed set of
-# stress seeds per policy; and that the stress finds the planted bug of
-# tests/policy/fifo_hotplug_bug, printing its seed.
+# stress seeds per policy; and that the stress finds the planted bugs of
+# tests/policy/fifo_hotplug_bug and tests/policy/locality_llc_bug, printing
+# the seed (and that locality's unit tests catch the second one too).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -48,16 +49,29 @@ declare -A STRESS_ARGS=(
 	# 30 us slices cost about 5 ms of CPU per scenario (a preemption every
 	# 30 us on every busy CPU), 5 us ones 25 ms: kept to the unit tests.
 	[shinjuku]="-P slice_us=30 -P slice_us=200 -P slice_us=2000"
+	# random cache topologies (-T), every placement checked (-L)
+	[locality]="-T -L -P slice_ms=10 -P 'slice_ms=1 balance_ms=1' -P 'slice_ms=4 balance_ms=0' -P 'slice_ms=100 balance_ms=200'"
 	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
+	[locality_llc_bug]="-T -L -P slice_ms=10 -P 'slice_ms=4 balance_ms=0'"
 )
 # The policies are the ones tests/policy/Makefile lists (POLICIES): adding
 # a policy there is the one step that compiles it against libusim, runs its
 # unit tests (tests/policy/t_NAME.c, if there is one) and stresses it, with
 # the parameter sets of STRESS_ARGS above if it has an entry. The planted
-# bug is checked apart. usim_selftest exists to test libusim's services: its
+# bugs are checked apart: the stress must fail on each, with a failure
+# that starts as PLANTED_FAILURE says (an extended regular expression).
+# usim_selftest exists to test libusim's services: its
 # naive virtual-runtime order can starve a low-weight task past the
 # stress's 250 ms watchdog (the stress finds that), so it is not stressed.
-PLANTED=fifo_hotplug_bug
+PLANTED="fifo_hotplug_bug locality_llc_bug"
+declare -A PLANTED_FAILURE=(
+	[fifo_hotplug_bug]="stall|invariant"
+	[locality_llc_bug]="placement"
+)
+declare -A PLANTED_WHAT=(
+	[fifo_hotplug_bug]="the task lost on hotplug"
+	[locality_llc_bug]="the task placed outside its LLC while a CPU there idles"
+)
 NOT_STRESSED="usim_selftest"
 MAKE_SEEDS=200			# make test: seeds 1..200 per policy (sanitized)
 
@@ -120,7 +134,7 @@ if [ -n "$only" ]; then
 fi
 POLICIES= STRESSED=
 for name in $(make -s -C "$here" O="$O" names); do
-	[ "$name" = "$PLANTED" ] && continue
+	grep -qw -- "$name" <<<"$PLANTED" && continue
 	POLICIES+="$name "
 	grep -qw "$name" <<<"$NOT_STRESSED" || STRESSED+="$name "
 done
@@ -194,22 +208,40 @@ for name in $STRESSED; do
 	stress_check "$name: stress, seeds 1..$MAKE_SEEDS" "$name" stress-san -s 1 -n "$MAKE_SEEDS" -j "$jobs"
 done
 
-# 5. The planted bug: the stress must fail on it, name the seed, and say why.
-out=$(stress fifo_hotplug_bug stress-san -s 1 -n "$MAKE_SEEDS" -j 1 2>&1)
-rc=$?
-seed=$(sed -n 's/^# seed \([0-9]*\) FAILED: \(stall\|invariant\).*/\1/p' <<<"$out" | head -n 1)
-if [ "$rc" = 1 ] && [ -n "$seed" ]; then
-	grep -m 1 '^# seed' <<<"$out" | sed 's/^/    /'
-	ok "planted bug (fifo_hotplug_bug): the stress finds the task lost on hotplug" "seed $seed"
-	# ... and the seed it printed reproduces it.
-	if stress fifo_hotplug_bug stress-san -s "$seed" -n 1 >/dev/null 2>&1; then
-		not_ok "planted bug: seed $seed reproduces the failure"
+# 5. The planted bugs: the stress must fail on each, name the seed, and say why.
+for bug in $PLANTED; do
+	desc="planted bug ($bug): the stress finds ${PLANTED_WHAT[$bug]}"
+	out=$(stress "$bug" stress-san -s 1 -n "$MAKE_SEEDS" -j 1 2>&1)
+	rc=$?
+	seed=$(sed -nE "s/^# seed ([0-9]+) FAILED: (${PLANTED_FAILURE[$bug]}).*/\1/p" <<<"$out" | head -n 1)
+	if [ "$rc" = 1 ] && [ -n "$seed" ]; then
+		grep -m 1 '^# seed' <<<"$out" | sed 's/^/    /'
+		ok "$desc" "seed $seed"
+		# ... and the seed it printed reproduces it.
+		if stress "$bug" stress-san -s "$seed" -n 1 >/dev/null 2>&1; then
+			not_ok "planted bug ($bug): seed $seed reproduces the failure"
+		else
+			ok "planted bug ($bug): seed $seed reproduces the failure"
+		fi
 	else
-		ok "planted bug: seed $seed reproduces the failure"
+		echo "$out" | tail -n 20 | sed 's/^/    /'
+		not_ok "$desc" "exit status $rc"
 	fi
+done
+
+# ... and locality's placement unit tests catch its planted bug too (the
+# same tests pass on the policy itself, in step 3).
+out=$("$O/locality_llc_bug/t_locality" 2>&1)
+rc=$?
+failed=$(grep '^not ok ' <<<"$out")
+if [ "$rc" = 1 ] && [ -n "$failed" ] && ! grep -qv '^not ok [0-9]* placement: ' <<<"$failed"; then
+	sed 's/^/    /' <<<"$failed"
+	ok "planted bug (locality_llc_bug): locality's unit tests catch it" \
+		"$(wc -l <<<"$failed") placement tests failed"
 else
 	echo "$out" | tail -n 20 | sed 's/^/    /'
-	not_ok "planted bug (fifo_hotplug_bug): the stress finds the task lost on hotplug" "exit status $rc"
+	not_ok "planted bug (locality_llc_bug): locality's unit tests catch it" \
+		"exit status $rc; only placement tests may fail, and one must"
 fi
 
 tap_plan

@@ -18,11 +18,16 @@
  * On a failure it prints the seed, the failure and the last events, and
  * how to replay it.
  *
- *   stress [-s FIRST] [-n COUNT] [-j JOBS] [-P PARAMS]... [-p POLICY] [-k] [-v]
+ *   stress [-s FIRST] [-n COUNT] [-j JOBS] [-P PARAMS]... [-p POLICY] [-T] [-L] [-k] [-v]
  *
  * -P may be given several times: each scenario picks one parameter set.
  * -p NAME[,NAME...]: the policy instances tasks join, one at random per task
  * (default: the first registered).
+ * -T gives each scenario a random cache topology (1 or 2 CPUs per core,
+ * 1-4 cores per LLC, 1 or 2 LLCs per NUMA node; otherwise one LLC), -L
+ * checks the placements of a policy that promises cache locality (struct
+ * uc_opts' check_llc: a task placed outside its LLC while a CPU there
+ * idles fails the scenario).
  * -k keeps going after a failure. Prints one TAP line for the run; exit
  * status 0 if every scenario passed, 1 if one failed, 2 for usage errors.
  */
@@ -51,6 +56,8 @@ static struct {
 	char *policies[MAX_SETS];	/* tasks join one of these at random */
 	int nr_policies;
 	bool verbose;
+	bool topology;			/* -T */
+	bool check_llc;			/* -L */
 	const char *argv0;
 } opt;
 
@@ -95,6 +102,8 @@ struct wtask {
 
 static struct wtask wt[32];
 static int nr_wt, nr_cpus, next_pid;
+static int smt, llc, node;		/* CPUs per core, LLC, node; 0: all */
+static char topo[64];			/* the same, for messages */
 
 static unsigned long long random_mask(void)
 {
@@ -216,15 +225,25 @@ static int scenario(unsigned long long seed)
 	memset(wt, 0, sizeof(wt));
 	for (i = 0; i < nr_wt; i++)
 		wt[i].spawn_at = below(50 * MS);
+	smt = llc = node = 0;
+	topo[0] = 0;
+	if (opt.topology) {	/* drawn last: without -T, the scenarios are unchanged */
+		smt = 1 + below(2);
+		llc = smt * (1 + below(4));
+		node = llc * (1 + below(2));
+		snprintf(topo, sizeof(topo), ", cpus per core/llc/node %d/%d/%d", smt, llc, node);
+	}
 	if (opt.verbose)
-		printf("# seed %llu: %d cpus, %d tasks, params \"%s\"\n", seed, nr_cpus, nr_wt,
-		       params ? params : "");
+		printf("# seed %llu: %d cpus%s, %d tasks, params \"%s\"\n", seed, nr_cpus, topo,
+		       nr_wt, params ? params : "");
 	ret = uc_start(&(struct uc_opts){ .nr_cpus = nr_cpus, .params = params,
 					  .policy = opt.nr_policies ? opt.policies[0] : NULL,
 					  .stall_ns = STALL_NS,
+					  .smt = smt, .llc = llc, .node = node,
+					  .check_llc = opt.check_llc,
 					  .quiet = 1 });
-	uc_trace("stress seed %llu: %d cpus, %d tasks, params \"%s\"", seed, nr_cpus, nr_wt,
-		 params ? params : "");
+	uc_trace("stress seed %llu: %d cpus%s, %d tasks, params \"%s\"", seed, nr_cpus, topo,
+		 nr_wt, params ? params : "");
 	while (!ret && !uc_failure() && now < CHURN_NS + SETTLE_NS) {
 		unsigned long long dt = 100 * US + below(1900 * US);
 
@@ -244,8 +263,8 @@ static int scenario(unsigned long long seed)
 	if (!uc_failure())
 		return 0;
 	printf("# seed %llu FAILED: %s\n", seed, uc_failure());
-	printf("#   %d cpus, %d tasks, params \"%s\"; the last notable events:\n", nr_cpus,
-	       nr_wt, params ? params : "");
+	printf("#   %d cpus%s, %d tasks, params \"%s\"; the last notable events:\n", nr_cpus,
+	       topo, nr_wt, params ? params : "");
 	uc_notable_dump(stdout);
 	printf("#   the last events:\n");
 	uc_trace_dump(stdout, 30);
@@ -260,6 +279,10 @@ static void print_repro(unsigned long long seed)
 	printf("#   reproduce: %s -s %llu -n 1 -v", opt.argv0, seed);
 	if (opt.policy)
 		printf(" -p %s", opt.policy);
+	if (opt.topology)
+		printf(" -T");
+	if (opt.check_llc)
+		printf(" -L");
 	for (i = 0; i < opt.nr_sets; i++)
 		printf(" -P '%s'", opt.sets[i]);
 	printf("\n");
@@ -292,7 +315,7 @@ static unsigned long long reap(struct job *jobs, int nr_jobs, bool *failed)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: stress [-s FIRST] [-n COUNT] [-j JOBS] [-P PARAMS]... [-p POLICY] [-k] [-v]\n");
+	fprintf(stderr, "usage: stress [-s FIRST] [-n COUNT] [-j JOBS] [-P PARAMS]... [-p POLICY] [-T] [-L] [-k] [-v]\n");
 	exit(2);
 }
 
@@ -306,7 +329,7 @@ int main(int argc, char **argv)
 	double secs;
 
 	opt.argv0 = argv[0];
-	while ((c = getopt(argc, argv, "s:n:j:P:p:kv")) != -1) {
+	while ((c = getopt(argc, argv, "s:n:j:P:p:TLkv")) != -1) {
 		switch (c) {
 		case 's': first = strtoull(optarg, NULL, 0); break;
 		case 'n': count = strtoull(optarg, NULL, 0); break;
@@ -322,6 +345,8 @@ int main(int argc, char **argv)
 			     tok && opt.nr_policies < MAX_SETS; tok = strtok_r(NULL, ",", &save))
 				opt.policies[opt.nr_policies++] = tok;
 			break;
+		case 'T': opt.topology = true; break;
+		case 'L': opt.check_llc = true; break;
 		case 'k': keep_going = true; break;
 		case 'v': opt.verbose = true; break;
 		default: usage();

@@ -324,7 +324,7 @@ static void t_llc_helpers(void)
 	const struct cpumask *llc1;
 
 	START(.nr_cpus = 4);
-	usim_set_topology(1, 2);
+	usim_set_topology(1, 2, 0);
 	llc1 = saakm_topo_mask(2, TOPO_LLC);
 	EXPECT_EQ(saakm_idle_cpu(NULL, NULL, llc1, 3), 3);	/* all idle: the first looked at */
 	EXPECT_EQ(uc_fork(1, 2, 1ULL << 2, 0), 0);		/* runs on cpu 2 */

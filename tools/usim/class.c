@@ -775,6 +775,33 @@ static int core_cpu(struct task_struct *p, int cpu)
 
 /* Checks. */
 
+/*
+ * check_llc (struct uc_opts), before a placement: an idle CPU @p may use in
+ * the LLC of @home (online), found as saakm_idle_cpu() finds it; or -1.
+ */
+static int llc_idle(struct task_struct *p, int home)
+{
+	const struct cpumask *llc;
+	int cpu;
+
+	if (!C.o.check_llc || !cpu_valid(home) || !C.cpus[home].online)
+		return -1;
+	llc = saakm_topo_mask(home, SAAKM_TOPO_LLC);
+	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
+		if (cpumask_test_cpu(cpu, llc) && C.cpus[cpu].online &&
+		    cpumask_test_cpu(cpu, p->cpus_ptr) && !hook_nr_running(NULL, cpu))
+			return cpu;
+	return -1;
+}
+
+/* ... and after it: @cpu, chosen by @ev, must share the LLC of @home if @idle did. */
+static void check_llc(struct task_struct *p, const char *ev, int home, int idle, int cpu)
+{
+	if (idle >= 0 && !cpumask_test_cpu(cpu, saakm_topo_mask(home, SAAKM_TOPO_LLC)))
+		fail("placement: %s put task %d on cpu %d, outside the LLC of cpu %d, where cpu %d was idle",
+		     ev, p->pid, cpu, home, idle);
+}
+
 static const char *check_task(struct uc_task *t)
 {
 	struct task_struct *p = t->p;
@@ -922,6 +949,7 @@ int uc_start(const struct uc_opts *opts)
 	ret = usim_setup(C.o.nr_cpus, &hooks);
 	if (ret)
 		return ret;
+	usim_set_topology(C.o.smt, C.o.llc, C.o.node);
 	usim_set_quiet(C.o.quiet);
 	for (cpu = 0; cpu < C.o.nr_cpus; cpu++) {
 		C.cpus[cpu].online = true;
@@ -960,7 +988,7 @@ static int fork_task(struct saakm_policy *pol, int pid, int cpu, unsigned long l
 {
 	struct task_struct *p;
 	struct uc_task *t;
-	int r;
+	int r, idle;
 
 	if (C.failed)
 		return refuse("fork %d: " FAILED_ALREADY, pid, C.failure);
@@ -995,9 +1023,12 @@ static int fork_task(struct saakm_policy *pol, int pid, int cpu, unsigned long l
 	 * slice); wake_up_new_task(): place.
 	 */
 	usim_attach(p, pol, SAAKM_NOT_QUEUED);
+	idle = llc_idle(p, cpu);
 	r = usim_call(pol, SAAKM_EV_NEW_PREPARE, cpu, p, -1);
-	if (usim_has_callback(pol, SAAKM_EV_NEW_PREPARE))
+	if (usim_has_callback(pol, SAAKM_EV_NEW_PREPARE)) {
 		r = checked_cpu(p, r, cpu, "new_prepare");
+		check_llc(p, "new_prepare", cpu, idle, r);
+	}
 	usim_set_sched_runtime(p, runtime);	/* saakm_fork_attr() */
 	if (runtime && !C.failed)
 		usim_call(pol, SAAKM_EV_SETPARAM_ATTR, task_cpu(p), p, -1);
@@ -1087,8 +1118,11 @@ int uc_wake(int pid)
 	if (t->p->nr_cpus_allowed == 1) {
 		cpu = cpumask_first(t->p->cpus_ptr);
 	} else if (usim_has_callback(t->p->saakm.policy, SAAKM_EV_UNBLOCK_PREPARE)) {
+		int idle = llc_idle(t->p, prev);
+
 		cpu = usim_call(t->p->saakm.policy, SAAKM_EV_UNBLOCK_PREPARE, prev, t->p, -1);
 		cpu = checked_cpu(t->p, cpu, prev, "unblock_prepare");
+		check_llc(t->p, "unblock_prepare", prev, idle, cpu);
 	} else {
 		cpu = prev;	/* the default: its last CPU, which the core may overrule */
 	}

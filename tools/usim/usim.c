@@ -71,7 +71,7 @@ static struct {
 	long allocs;
 	int errors;
 	bool quiet;
-	int topo_smt, topo_llc;
+	int topo_smt, topo_llc, topo_node;
 	const void *attr_data;		/* the blob of checkparam/setparam_attr */
 	unsigned int attr_size;
 } W = { .ctx = { .ev = SAAKM_NR_EVENTS } };
@@ -325,15 +325,17 @@ static void topo_build(void)
 				cpumask_set_cpu(other, &m[SAAKM_TOPO_CLUSTER]);
 				cpumask_set_cpu(other, &m[SAAKM_TOPO_LLC]);
 			}
-			cpumask_set_cpu(other, &m[SAAKM_TOPO_NUMA]);
+			if (other / W.topo_node == cpu / W.topo_node)
+				cpumask_set_cpu(other, &m[SAAKM_TOPO_NUMA]);
 		}
 	}
 }
 
-void usim_set_topology(int smt, int llc)
+void usim_set_topology(int smt, int llc, int node)
 {
 	W.topo_smt = smt > 0 ? smt : 1;
 	W.topo_llc = llc > 0 ? llc : USIM_MAX_CPUS;
+	W.topo_node = node > 0 ? node : USIM_MAX_CPUS;
 	topo_build();
 }
 
@@ -352,9 +354,7 @@ const struct cpumask *saakm_topo_mask(int cpu, enum saakm_topo_level level)
 
 int saakm_topo_distance(int cpu_a, int cpu_b)
 {
-	(void)cpu_a;
-	(void)cpu_b;
-	return 10;	/* one NUMA node */
+	return cpu_a / W.topo_node == cpu_b / W.topo_node ? 10 : 20;
 }
 
 /* The kernel's lib functions over run queue lengths, on the driver's counts. */
@@ -1673,7 +1673,7 @@ int usim_setup(int nr_cpus, const struct usim_hooks *hooks)
 		cpumask_clear(&single_masks[cpu]);
 		single_masks[cpu].bits[0] = 1UL << cpu;
 	}
-	usim_set_topology(1, USIM_MAX_CPUS);
+	usim_set_topology(1, USIM_MAX_CPUS, USIM_MAX_CPUS);
 	pcpu_setup();
 	return 0;
 }

@@ -231,9 +231,11 @@ int usim_nr_timers(void);
 unsigned long long usim_event_count(const struct saakm_policy *pol, int ev);
 /* saakm_can_migrate() needs to know whether @p is on a CPU right now. */
 void usim_set_on_cpu(struct task_struct *p, int on_cpu);
-/* Topology for saakm_topo_mask(): CPUs per core (SMT) and per last-level
- * cache; one NUMA node. Default 1 and all CPUs. */
-void usim_set_topology(int smt, int llc);
+/* Topology for saakm_topo_mask() and saakm_topo_distance(): CPUs per core
+ * (SMT), per last-level cache and per NUMA node, numbered in order (with
+ * 2, 4, 8: cpus 0-1 share a core, 0-3 an LLC, 0-7 a node); distance 10
+ * within a node, 20 between. Default 1, all CPUs, all CPUs (0 too). */
+void usim_set_topology(int smt, int llc, int node);
 
 /* Memory the policy holds: kmalloc/alloc_percpu blocks not yet freed. */
 long usim_alloc_outstanding(void);

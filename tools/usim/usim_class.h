@@ -50,6 +50,14 @@
  * @busy_cpus: CPUs that run another class's task when the policy loads:
  *	not idle, so the first task of the policy that runs there comes with
  *	no exit_idle (as in the kernel); they call enter_idle when they idle
+ * @smt: CPUs per core (0: 1), for saakm_topo_mask(); usim_set_topology()
+ * @llc: CPUs per last-level cache (0: all)
+ * @node: CPUs per NUMA node (0: all)
+ * @check_llc: the policy promises cache locality: a task that starts or
+ *	wakes up (new_prepare, unblock_prepare) while a CPU it may use is
+ *	idle in the LLC of its CPU (its parent's, or the one it last ran
+ *	on, if online) must be placed in that LLC. A placement elsewhere
+ *	fails the world ("placement: ...")
  */
 struct uc_opts {
 	int nr_cpus;
@@ -59,6 +67,8 @@ struct uc_opts {
 	unsigned long long stall_ns;
 	int quiet;
 	unsigned long long busy_cpus;
+	int smt, llc, node;
+	int check_llc;
 };
 
 /* A fresh world with the policy module loaded. 0, or -errno of usim_load(). */
