@@ -7,8 +7,10 @@
 CPUS    ?= 2
 ICOUNT  ?=
 # make bench: guest vCPUs (default 2; 1 for the dispersive study in icount
-# mode), repetitions, icount|realtime, workload subset
+# mode) or a shape (scripts/shapes.sh), repetitions, icount|realtime,
+# workload subset
 BENCH_CPUS ?=
+BENCH_SHAPE ?=
 BENCH_REPS ?= 5
 BENCH_MODE ?= icount
 BENCH_WORKLOADS ?=
@@ -38,7 +40,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
 .PHONY: help setup kernel modules tools test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
-.PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla
+.PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla bench-cpus
 
 help:
 	@echo "SaaKM targets:"
@@ -59,11 +61,12 @@ help:
 	@echo "  make bench-replay    replay speed of a recorded 10 s hackbench run"
 	@echo "  make bench-dispersive  ghOSt/Shinjuku dispersive load: p99 vs load (EEVDF, fifo, shinjuku, scx_central)"
 	@echo "  make bench-fair      every workload under EEVDF, the eevdf module, wfq and its twin ext_wfq (--ext own)"
+	@echo "  make bench-cpus      kernel instructions per operation of EEVDF, fifo and ext_fifo on 2-16 vCPUs (kprof; BENCH_CPU_LIST=\"2 16\")"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
 	@echo "Variables: CPUS=$(CPUS) ICOUNT=$(ICOUNT) TIMEOUT=$(TIMEOUT) T=$(T)"
-	@echo "  bench: BENCH_CPUS=$(BENCH_CPUS) BENCH_REPS=$(BENCH_REPS) BENCH_MODE=$(BENCH_MODE) BENCH_WORKLOADS=$(BENCH_WORKLOADS)"
+	@echo "  bench: BENCH_CPUS=$(BENCH_CPUS) BENCH_SHAPE=$(BENCH_SHAPE) BENCH_REPS=$(BENCH_REPS) BENCH_MODE=$(BENCH_MODE) BENCH_WORKLOADS=$(BENCH_WORKLOADS)"
 
 setup:
 	@bash scripts/setup.sh
@@ -123,15 +126,18 @@ vm: kernel
 	@bash scripts/vm.sh $(if $(SHAPE),--shape $(SHAPE))
 
 # The policies at scale under hotplug (tests/guest/t_saakm_scale.c), outside
-# make test: the soak's size (1,000 threads, 60 s, 20 hotplug cycles per CPU)
-# on smt16, then the balance check on epyc8.
+# make test: the soak (1,000 threads, 60 s, every CPU but 0 offline and
+# online 20 times) on smt16, then the balance check on epyc8; both in
+# icount guests, whose clock does not run while the host leaves a vCPU
+# waiting. make test runs a small version.
 test-scale: modules tools test-progs
-	@SAAKM_FULL=1 SAAKM_SCALE_PARTS=1 bash tests/run.sh --no-build --no-host --shape smt16 -t saakm_scale; \
-	rc=$$?; SAAKM_SCALE_PARTS=2 bash tests/run.sh --no-build --no-host --shape epyc8 -t saakm_scale || rc=1; \
+	@ICOUNT=1 SAAKM_FULL=1 SAAKM_SCALE_PARTS=1 bash tests/run.sh --no-build --no-host --shape smt16 -t saakm_scale; \
+	rc=$$?; ICOUNT=1 SAAKM_SCALE_PARTS=2 bash tests/run.sh --no-build --no-host --shape epyc8 -t saakm_scale || rc=1; \
 	exit $$rc
 
 # --- benchmarks (bench/, docs/benchmarks.md) -----------------------------------
-BENCH_ARGS = --mode $(BENCH_MODE) $(if $(BENCH_CPUS),--cpus $(BENCH_CPUS)) --reps $(BENCH_REPS) \
+BENCH_ARGS = --mode $(BENCH_MODE) $(if $(BENCH_CPUS),--cpus $(BENCH_CPUS)) $(if $(BENCH_SHAPE),--shape $(BENCH_SHAPE)) \
+	--reps $(BENCH_REPS) \
 	$(if $(BENCH_WORKLOADS),--workloads "$(BENCH_WORKLOADS)")
 
 bench-setup: setup
@@ -181,6 +187,13 @@ bench-replay: kernel
 
 bench-all: kernel bench-setup bench-vanilla
 	$(call bench_study,all)
+
+# the classes' cost as the vCPU count grows: one kprof guest per count
+# (bench/cpus.sh; BENCH_CPU_LIST, default "2 4 8 16")
+bench-cpus: kernel bench-setup
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@$(MAKE) -s bench-progs
+	@bash bench/cpus.sh $(if $(BENCH_CPU_LIST),--cpus "$(BENCH_CPU_LIST)")
 
 bench-smoke: kernel bench-setup
 	@$(MAKE) -s modules tools SKIP_KERNEL=1

@@ -2,15 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 """Instructions per function in each window of a kprof.sh profile.
 
-usage: bench/kprof.py OUT [--per ROUNDS] [--top N] [--windows A,B,...]
+usage: bench/kprof.py OUT [--per ROUNDS] [--top N] [--windows A,B,...] [--json FILE]
 
 Each window's counts are divided by ROUNDS (say, the round trips the
 window ran), and the functions are listed by the largest difference
 between two windows: what one configuration runs that another does not.
+--json FILE writes instead, for each window, its total and the count of
+every function, divided by ROUNDS too (bench/cpus.py reads them).
 """
 import argparse
 import bisect
 import collections
+import json
 import os
 
 
@@ -50,6 +53,7 @@ def main():
     ap.add_argument("--per", type=float, default=1.0, help="divide counts by this")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--windows", help="comma-separated window names (default: all)")
+    ap.add_argument("--json", metavar="FILE", help="write totals and per-function counts to FILE")
     a = ap.parse_args()
 
     names = [l.strip() for l in open(os.path.join(a.out, "marks"))]
@@ -69,6 +73,13 @@ def main():
             i = bisect.bisect_right(addrs, vaddr) - 1
             c[syms[i][1] if i >= 0 else "?"] += count
         per_fn[n] = c
+
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({n: {"total": sum(per_fn[n].values()) / a.per,
+                           "functions": {fn: k / a.per for fn, k in per_fn[n].most_common()}}
+                       for n in pick}, f, indent=1)
+        return
 
     w = max(12, max(len(n) for n in pick) + 2)
     print(f"{'total':44s}" + "".join(f"{sum(per_fn[n].values()) / a.per:>{w}.0f}" for n in pick))

@@ -3,7 +3,7 @@
 # `make bench-smoke` call it.
 #
 #   bench/run.sh [--study main|overhead|record|dispersive|all]
-#                [--mode icount|realtime] [--cpus N] [--reps N]
+#                [--mode icount|realtime] [--cpus N | --shape NAME] [--reps N]
 #                [--workloads "a b"] [--configs "a b"] [--smoke]
 #                [--out DIR] [--timeout SECS] [--local] [--same-as DIR]
 #                [--ext resident|own]
@@ -25,6 +25,8 @@
 # dispersive  the ghOSt/Shinjuku experiment (bench/dispersive): EEVDF, SaaKM
 #           fifo, SaaKM shinjuku and the tree's scx_central, one guest,
 #           p99 latency vs. offered load (not part of --study all).
+# --shape   boots the guests as a named shape (scripts/shapes.sh: llc4, epyc8,
+#           smt16): its vCPUs, cache topology and NUMA nodes.
 # --same-as DIR boots the kernel and loads the modules that an earlier run
 #           (results directory DIR) used, not build/linux and the tree's
 #           modules: the same benchmark again, e.g. on a loaded host.
@@ -51,6 +53,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 study=main
 mode=${BENCH_MODE:-icount}
 cpus=${BENCH_CPUS:-}
+shape=${BENCH_SHAPE:-}
 reps=${BENCH_REPS:-5}
 workloads=${BENCH_WORKLOADS:-}
 configs=${BENCH_CONFIGS:-}
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--study) study=$2; shift ;;
 	--mode) mode=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
+	--shape) shape=$2; shift ;;
 	--reps) reps=$2; shift ;;
 	--workloads) workloads=$2; shift ;;
 	--smoke) size=smoke ;;
@@ -84,6 +88,13 @@ case $ext_mode in resident | own) ;; *) die "--ext resident|own" ;; esac
 # icount with several vCPUs delays cross-CPU wakeups by milliseconds
 # (docs/benchmarks.md, "icount and cross-CPU wakeups"): the dispersive study,
 # which measures microseconds, runs on one vCPU unless told otherwise.
+if [ -n "$shape" ]; then
+	. "$root/scripts/shapes.sh"
+	spec=$(saakm_shape "$shape") || die "--shape $shape: no such shape (shapes: $SAAKM_SHAPES)"
+	[ -z "$cpus" ] || [ "$cpus" = "${spec%% *}" ] ||
+		die "--shape $shape has ${spec%% *} vCPUs, not the $cpus of --cpus"
+	cpus=${spec%% *}
+fi
 if [ -z "$cpus" ]; then
 	cpus=2
 	[ "$study" = dispersive ] && [ "$mode" = icount ] && cpus=1
@@ -94,6 +105,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ln -sfn "$(basename "$out")" "$BUILD_DIR/bench/latest" 2>/dev/null || true
 vmopts=(-c "$cpus" -t "$timeout_s" -w "$out" -f '^bench: ')
+[ -z "$shape" ] || vmopts+=(--shape "$shape")
 [ "$mode" = icount ] && vmopts+=(--icount)
 calib=${BENCH_CALIB:-$([ "$mode" = icount ] && echo 1 || echo 0)}
 cat >"$out/host.txt" <<EOT
@@ -103,6 +115,7 @@ host_cpus=$(nproc)
 host_loadavg_start=$(cut -d' ' -f1-3 /proc/loadavg)
 kernel_and_modules_from=${same_as:-build/linux and the tree}
 cpus=$cpus
+shape=${shape:-none}
 reps=$reps
 size=$size
 study=$study
