@@ -48,7 +48,7 @@ help:
 	@echo "  make test        the whole suite on the normal, then the debug kernel, CI tier (T='name ...' selects tests, DEBUG=0 skips the debug pass)"
 	@echo "  make test-full   the same with the long rounds and soaks (no time budget)"
 	@echo "  make vm          interactive shell in a guest running the built kernel (SHAPE=llc4|epyc8|smt16: a topology)"
-	@echo "  make test-scale  fifo, wfq and eevdf with 1,000 threads under CPU hotplug on smt16, balance on epyc8"
+	@echo "  make test-scale  fifo, wfq, eevdf and locality with 1,000 threads under CPU hotplug on smt16, balance on epyc8"
 	@echo "  make setup       install apt packages and virtme-ng (build/venv); idempotent"
 	@echo "  make kernel      extract, patch, configure and build build/linux"
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
