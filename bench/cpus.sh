@@ -133,13 +133,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ -n "$out" ] || out=$BUILD_DIR/bench/cpus-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$out/snap/kernel/arch/x86/boot"
+mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 snap=$out/snap
-for f in arch/x86/boot/bzImage System.map .config; do
-	cp "$KDIR/$f" "$snap/kernel/$f" || die "no kernel in $KDIR: run 'make kernel'"
-done
+snapshot_kernel "$KDIR" "$snap/kernel"
 for f in policies/fifo/saakm_fifo.ko build/bench/schedrun build/bench/pingpong build/bench/ext_fifo; do
 	cp "$f" "$snap/" || die "$f missing: run 'make bench-cpus'"
 done

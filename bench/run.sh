@@ -135,11 +135,8 @@ if [ "$calib" = 1 ]; then
 		die "cannot build bench/calib.c"
 fi
 snap_kernel() { # NAME TREE -> prints the snapshot directory
-	local d=$out/kernels/$1
-	mkdir -p "$d/arch/x86/boot"
-	cp "$2/arch/x86/boot/bzImage" "$d/arch/x86/boot/bzImage" || die "no kernel in $2"
-	cp "$2/.config" "$d/.config" 2>/dev/null
-	echo "$d"
+	snapshot_kernel "$2" "$out/kernels/$1"
+	echo "$out/kernels/$1"
 }
 # The configurations of each study (bench/configs names them all).
 main_cfgs=${configs:-eevdf ext saakm}

@@ -127,6 +127,16 @@ kernel_tarball_id() {
 log() { printf '%s\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
+# snapshot_kernel TREE DIR: copy what a guest boots from a built kernel tree
+# (bzImage, .config, System.map) to DIR, so that the tree may be rebuilt
+# while the guest runs; vm.sh -k DIR boots it.
+snapshot_kernel() {
+	mkdir -p "$2/arch/x86/boot" || return 1
+	cp "$1/arch/x86/boot/bzImage" "$2/arch/x86/boot/bzImage" 2>/dev/null &&
+		cp "$1/.config" "$1/System.map" "$2/" 2>/dev/null ||
+		die "no built kernel in $1: run 'make kernel'"
+}
+
 # Human readable duration from seconds.
 fmt_secs() {
 	local s=$1
