@@ -91,9 +91,8 @@ case $ext_mode in resident | own) ;; *) die "--ext resident|own" ;; esac
 if [ -n "$shape" ]; then
 	. "$root/scripts/shapes.sh"
 	spec=$(saakm_shape "$shape") || die "--shape $shape: no such shape (shapes: $SAAKM_SHAPES)"
-	[ -z "$cpus" ] || [ "$cpus" = "${spec%% *}" ] ||
-		die "--shape $shape has ${spec%% *} vCPUs, not the $cpus of --cpus"
-	cpus=${spec%% *}
+	# a --cpus that differs is refused by vm.sh
+	cpus=${cpus:-${spec%% *}}
 fi
 if [ -z "$cpus" ]; then
 	cpus=2
