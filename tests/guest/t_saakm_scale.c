@@ -26,7 +26,7 @@
  * Judged in an icount guest (make test's scale pass): there the clock counts
  * instructions, so a vCPU that the host does not run for a while does not
  * see time pass. Without icount, 16 vCPUs on 2 host CPUs stop for seconds
- * at a time, and the fair class itself shows gaps of 2 to 4 s.
+ * at a time, and the fair class itself shows gaps of seconds.
  *
  * Sizes: make test runs the small version on smt16 (100 threads, 5 s, no
  * hotplug, no reference) in its scale pass, and a smaller one in the debug
@@ -404,8 +404,8 @@ int main(void)
 	double secs = tier_size("SAAKM_SCALE_SECS", 5, 60);
 	int cycles = tier_size("SAAKM_SCALE_CYCLES", 1, 20);
 	/*
-	 * Not in make test: with every CPU busy, about one offline in a
-	 * hundred meets a 6.12 race, "Dying CPU not properly vacated!" (a
+	 * Not in make test: with every CPU busy, an offline now and then
+	 * meets a 6.12 race, "Dying CPU not properly vacated!" (a
 	 * deadline server that its timer queued counts in nr_running when the
 	 * CPU dies), which would fail CI at random.
 	 */
