@@ -218,16 +218,25 @@ static void t_kick_nearest(void)
 	EXPECT_EQ(nr_on(7, 1, 4), 1);
 }
 
-/* No CPU idles: every balance_ms a light CPU pulls, until within one. */
-static void t_balance_periodic(void)
+/*
+ * Two CPUs with the policy's @params, neither idle: tasks 1-5 on CPU 0,
+ * task 6 pinned to CPU 1; then 100 ms.
+ */
+static void five_and_one(const char *params)
 {
 	int pid;
 
-	START(.nr_cpus = 2, .params = "balance_ms=8");
+	START(.nr_cpus = 2, .params = params);
 	for (pid = 1; pid <= 5; pid++)
 		EXPECT_EQ(put_on(pid, 0), 0);
 	EXPECT_EQ(uc_fork(6, 1, 1ULL << 1, 0), 0);
 	EXPECT_EQ(uc_advance(100 * MS), 0);
+}
+
+/* No CPU idles: every balance_ms a light CPU pulls, until within one. */
+static void t_balance_periodic(void)
+{
+	five_and_one("balance_ms=8");
 	EXPECT_EQ(nr_on(0, 1, 6), 3);
 	EXPECT_EQ(nr_on(1, 1, 6), 3);
 }
@@ -235,13 +244,7 @@ static void t_balance_periodic(void)
 /* ... and with balance_ms=0, nothing moves. */
 static void t_balance_off(void)
 {
-	int pid;
-
-	START(.nr_cpus = 2, .params = "balance_ms=0");
-	for (pid = 1; pid <= 5; pid++)
-		EXPECT_EQ(put_on(pid, 0), 0);
-	EXPECT_EQ(uc_fork(6, 1, 1ULL << 1, 0), 0);
-	EXPECT_EQ(uc_advance(100 * MS), 0);
+	five_and_one("balance_ms=0");
 	EXPECT_EQ(nr_on(0, 1, 6), 5);
 	EXPECT_EQ(uc_calls(SAAKM_EV_BALANCING_SELECT), 0);
 }
