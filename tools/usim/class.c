@@ -781,17 +781,9 @@ static int core_cpu(struct task_struct *p, int cpu)
  */
 static int llc_idle(struct task_struct *p, int home)
 {
-	const struct cpumask *llc;
-	int cpu;
-
 	if (!C.o.check_llc || !cpu_valid(home) || !C.cpus[home].online)
 		return -1;
-	llc = saakm_topo_mask(home, SAAKM_TOPO_LLC);
-	for (cpu = 0; cpu < C.o.nr_cpus; cpu++)
-		if (cpumask_test_cpu(cpu, llc) && C.cpus[cpu].online &&
-		    cpumask_test_cpu(cpu, p->cpus_ptr) && !hook_nr_running(NULL, cpu))
-			return cpu;
-	return -1;
+	return usim_idle_cpu(p, saakm_topo_mask(home, SAAKM_TOPO_LLC), home);
 }
 
 /* ... and after it: @cpu, chosen by @ev, must share the LLC of @home if @idle did. */

@@ -363,10 +363,9 @@ static unsigned int nr_running(int cpu)
 	return W.hooks.nr_running ? W.hooks.nr_running(W.hooks.ctx, cpu) : 0;
 }
 
-int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
-		   const struct cpumask *mask, int first)
+int usim_idle_cpu(struct task_struct *p, const struct cpumask *mask, int first)
 {
-	int i, cpu, found = -1;
+	int i, cpu;
 
 	if (first < 0 || first >= (int)nr_cpu_ids)
 		first = 0;
@@ -376,12 +375,16 @@ int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
 			continue;
 		if (p && !cpumask_test_cpu(cpu, p->cpus_ptr))
 			continue;
-		if (!nr_running(cpu)) {
-			found = cpu;
-			break;
-		}
+		if (!nr_running(cpu))
+			return cpu;
 	}
-	return (int)saakm_read_cpu(pol, -1, found);
+	return -1;
+}
+
+int saakm_idle_cpu(struct saakm_policy *pol, struct task_struct *p,
+		   const struct cpumask *mask, int first)
+{
+	return (int)saakm_read_cpu(pol, -1, usim_idle_cpu(p, mask, first));
 }
 
 unsigned int saakm_llc_nr_running(struct saakm_policy *pol, int cpu)

@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 struct task_struct;
+struct cpumask;
 struct saakm_policy;
 
 /* CPUs of a world, at most (the recordings' affinity masks are 64-bit). */
@@ -88,6 +89,8 @@ int usim_nr_cpus(void);
  * core_entry/core_exit themselves (usim_class.h does). */
 void usim_set_cpu_online(int cpu, int online);
 int usim_cpu_online(int cpu);
+/* saakm_idle_cpu()'s search, not recorded: for the simulator's own checks. */
+int usim_idle_cpu(struct task_struct *p, const struct cpumask *mask, int first);
 
 /* Module parameters, "name=value ..." (bool: Y/N/y/n/1/0; ints decimal),
  * before usim_load(). 0, or -EINVAL naming the bad one via the error hook. */
