@@ -18,6 +18,7 @@ those two. Writes the same to OUT/results.md, and OUT/results.json.
 """
 import argparse
 import csv
+import functools
 import glob
 import json
 import os
@@ -50,10 +51,15 @@ def defined_functions(paths):
     return names
 
 
+@functools.lru_cache(maxsize=None)
+def class_functions(cfg):
+    return defined_functions(CLASS_SOURCES[cfg])
+
+
 def class_share(cfg, functions):
     """Instructions per operation in @cfg's own class: a symbol's name is
     matched without its compiler suffix (.constprop.0, .isra.0)."""
-    names = defined_functions(CLASS_SOURCES[cfg])
+    names = class_functions(cfg)
     return sum(k for f, k in functions.items()
                if f.split(".")[0] in names or any(x in f for x in CLASS_EXTRA[cfg]))
 
