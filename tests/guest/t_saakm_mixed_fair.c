@@ -19,7 +19,9 @@
  * giving one 51% of it. So a task below 50% of its share counts as starved
  * only if it also got less than half of what EEVDF gave it in the same run:
  * the model share where the reference could deliver it, the reference's
- * figure where it could not.
+ * figure where it could not. A share worth fewer than 4 of the task's
+ * bursts over the run is all or nothing: such a task counts as starved
+ * only if it never ran while EEVDF ran it.
  *
  * For the three tasks furthest below their share, and the heavy short
  * sleepers (nice -10, 1 ms bursts: the kind the eevdf port once starved,
@@ -139,12 +141,23 @@ static void fair_shares(int cpus)
 }
 
 /*
+ * A share worth fewer than this many of the task's own bursts over the run
+ * cannot be judged as a fraction: the task gets a whole burst or none, and
+ * which is luck (a nice 10 task among these 200 is due about 4 ms in 10 s,
+ * less than one of its bursts; EEVDF itself gave such tasks 0 to 0.1%).
+ */
+#define JUDGED_BURSTS	4
+
+/*
  * Starved: below 50% of its fair share and (after the reference run) below
- * half of what EEVDF gave it. Its fraction of the share in *@frac.
+ * half of what EEVDF gave it; with a share too small for that, never run
+ * while EEVDF ran it. Its fraction of the share in *@frac.
  */
 static int starved_task(const struct task *t, int reference, double *frac)
 {
 	*frac = t->ns / (run_secs * 1e9) / t->share;
+	if (t->share * run_secs < JUDGED_BURSTS * t->spin_s)
+		return !reference && t->ns == 0 && t->ref_ns > 0;
 	return *frac < 0.5 && (reference || t->ns < t->ref_ns / 2);
 }
 
