@@ -43,6 +43,7 @@ enum saakm_task_state {
  * @policy_node: link in the policy's list of attached tasks
  * @ready_at: its CPU's saakm_wait_clock() at the task's last state change
  * @run_start: the task's sum_exec_runtime when it last became RUNNING
+ * @woken_at: rq clock of its last wakeup, until it runs (0: not waiting)
  * @runtime: sched_runtime of its last sched_setattr() (ns, 0: none)
  * @flags: SAAKM_TF_* flags
  *
@@ -63,6 +64,7 @@ struct sched_saakm_entity {
 	struct list_head	policy_node;
 	unsigned long		ready_at;
 	u64			run_start;
+	u64			woken_at;
 	u64			runtime;
 	unsigned int		flags;
 };

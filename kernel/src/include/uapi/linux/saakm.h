@@ -24,6 +24,13 @@
 #define SAAKM_ID_KEEP		0
 
 /*
+ * Buckets of the wake-to-run latency histogram (wake_hist= in
+ * /proc/saakm/cpus): bucket 0 counts waits under 1 us, bucket i waits of
+ * [2^(i-1), 2^i) us, and the last one every longer wait.
+ */
+#define SAAKM_WAKE_HIST_BUCKETS	26
+
+/*
  * The names below are each written once, here, as X-macro lists: the kernel
  * builds its enums, /proc/saakm columns and tracepoint symbols from them,
  * and user space (libsaakm, tests, replay) its tables. Append only: a

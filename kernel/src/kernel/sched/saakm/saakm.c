@@ -194,6 +194,8 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		/* Woken up, or moved here by the class or by balancing. */
 		if (!(flags & ENQUEUE_WAKEUP))
 			saakm_count(pol, SAAKM_EV_MIGRATED, cpu, p);
+		else if (static_branch_likely(&saakm_wake_stats_key))
+			p->saakm.woken_at = rq_clock(rq);
 		saakm_call(pol, cpu, p, unblock_place, p, cpu);
 		check_placed(rq, p, SAAKM_EV_UNBLOCK_PLACE);
 		break;
@@ -403,9 +405,29 @@ static void put_prev_task_saakm(struct rq *rq, struct task_struct *p,
 	}
 }
 
+/*
+ * @p, woken up, gets its CPU: count the wait in the CPU's histogram of
+ * wake-to-run latency (/proc/saakm/cpus). A migration since the wakeup
+ * compares two CPUs' clocks, which may differ by a little: never below 0.
+ */
+static void note_wake_latency(struct rq *rq, struct task_struct *p)
+{
+	struct saakm_policy_pcpu *pc = pol_pcpu(p->saakm.policy, cpu_of(rq));
+	s64 ns = rq_clock(rq) - p->saakm.woken_at;
+	u64 us;
+
+	p->saakm.woken_at = 0;
+	ns = max_t(s64, ns, 0);
+	us = div_u64(ns, NSEC_PER_USEC);
+	pc->wake_hist[min_t(int, us ? fls64(us) : 0, SAAKM_WAKE_HIST_BUCKETS - 1)]++;
+	pc->wake_sum_ns += ns;
+}
+
 static void set_next_task_saakm(struct rq *rq, struct task_struct *p, bool first)
 {
 	p->se.exec_start = rq_clock_task(rq);
+	if (first && p->saakm.woken_at)
+		note_wake_latency(rq, p);
 
 	/* The pick is final now (see pick_task_saakm()). */
 	saakm_unpark(p, cpu_of(rq));
@@ -899,6 +921,7 @@ static void switched_from_saakm(struct rq *rq, struct task_struct *p)
 {
 	struct saakm_policy *pol = p->saakm.policy;
 
+	p->saakm.woken_at = 0;
 	if (!pol || p->saakm.state == SAAKM_BLOCKED)
 		return;
 	saakm_unpark(p, cpu_of(rq));

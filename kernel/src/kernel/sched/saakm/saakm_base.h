@@ -24,6 +24,12 @@ enum saakm_policy_state {
 	SAAKM_POLICY_STATES(SAAKM_POLICY_STATE_ENUM)
 };
 
+/*
+ * Whether the class keeps the wake-to-run histograms of /proc/saakm/cpus
+ * (sysfs wake_stats, on by default; saakm_stats.c).
+ */
+DECLARE_STATIC_KEY_TRUE(saakm_wake_stats_key);
+
 /* One policy's per-CPU bookkeeping. */
 struct saakm_policy_pcpu {
 	unsigned int		nr_ready;	/* READY tasks placed on this CPU */
@@ -35,6 +41,8 @@ struct saakm_policy_pcpu {
 	bool			balance_due;
 	bool			entered;	/* core_entry() ran, core_exit() not yet */
 	u64			picks;		/* tasks schedule() returned here */
+	u64			wake_sum_ns;	/* wake-to-run waits ended here */
+	u64			wake_hist[SAAKM_WAKE_HIST_BUCKETS];
 	u64			events[SAAKM_NR_EVENTS];
 };
 

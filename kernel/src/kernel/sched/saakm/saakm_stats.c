@@ -16,10 +16,15 @@
  * /proc/saakm/cpus      one line per online CPU and policy: cpu= name=
  *                       ready= (READY tasks queued) parked= (RUNNING tasks
  *                       the class parked) picks= (tasks schedule() returned)
+ *                       migrations= (tasks moved to the CPU) wake_sum_ns=
+ *                       and wake_hist= (wake-to-run waits that ended on the
+ *                       CPU: their sum, and their histogram as
+ *                       SAAKM_WAKE_HIST_BUCKETS comma-separated counts)
  *
  * /sys/kernel/saakm/check_transitions  validate saakm_change_state() (1)
  * /sys/kernel/saakm/log_transitions    log refused transitions (1)
  * /sys/kernel/saakm/log_calls          log policy calls, rate-limited (0)
+ * /sys/kernel/saakm/wake_stats         keep the wake-to-run histograms (1)
  * /sys/kernel/saakm/watchdog_timeout_ms  stall timeout of every policy (5000)
  * /sys/kernel/saakm/server_runtime_us  CPU time guaranteed to SaaKM tasks on
  *                                      each CPU per period, under RT/DL load
@@ -66,6 +71,18 @@ static int policies_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The rest of a line of /proc/saakm/cpus: migrations and wakeup waits. */
+static void cpu_wake_show(struct seq_file *m, struct saakm_policy_pcpu *pc)
+{
+	int i;
+
+	seq_printf(m, " migrations=%llu wake_sum_ns=%llu wake_hist=",
+		   pc->events[SAAKM_EV_MIGRATED], pc->wake_sum_ns);
+	for (i = 0; i < SAAKM_WAKE_HIST_BUCKETS; i++)
+		seq_printf(m, "%s%llu", i ? "," : "", pc->wake_hist[i]);
+	seq_putc(m, '\n');
+}
+
 static int cpus_show(struct seq_file *m, void *v)
 {
 	struct saakm_policy *pol;
@@ -81,9 +98,10 @@ static int cpus_show(struct seq_file *m, void *v)
 		for_each_saakm_policy(pol) {
 			struct saakm_policy_pcpu *pc = per_cpu_ptr(pol->pcpu, cpu);
 
-			seq_printf(m, "cpu=%d name=%s ready=%u parked=%zu picks=%llu\n",
+			seq_printf(m, "cpu=%d name=%s ready=%u parked=%zu picks=%llu",
 				   cpu, pol->ops.name, pc->nr_ready,
 				   list_count_nodes(&pc->preempted), pc->picks);
+			cpu_wake_show(m, pc);
 		}
 		rq_unlock_irqrestore(rq, &rf);
 	}
@@ -126,6 +144,8 @@ static int errors_show(struct seq_file *m, void *v)
 	rcu_read_unlock();
 	return 0;
 }
+
+DEFINE_STATIC_KEY_TRUE(saakm_wake_stats_key);
 
 /* A sysfs switch backed by a static key. */
 struct saakm_switch {
@@ -261,12 +281,14 @@ SAAKM_SWITCH(check_transitions, saakm_check_key);
 SAAKM_SWITCH(log_transitions, saakm_log_transitions_key);
 SAAKM_SWITCH(log_calls, saakm_log_calls_key);
 SAAKM_SWITCH(panic_on_error, saakm_panic_key);
+SAAKM_SWITCH(wake_stats, saakm_wake_stats_key);
 
 static struct attribute *saakm_switch_attrs[] = {
 	&saakm_switch_check_transitions.attr.attr,
 	&saakm_switch_log_transitions.attr.attr,
 	&saakm_switch_log_calls.attr.attr,
 	&saakm_switch_panic_on_error.attr.attr,
+	&saakm_switch_wake_stats.attr.attr,
 	&saakm_watchdog_attr.attr,
 	&saakm_server_runtime_attr.attr,
 	&saakm_server_period_attr.attr,
