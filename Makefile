@@ -39,7 +39,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
-.PHONY: help setup kernel modules tools test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
+.PHONY: help setup kernel modules tools install uninstall test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
 .PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla bench-cpus
 
 help:
@@ -53,6 +53,7 @@ help:
 	@echo "  make kernel      extract, patch, configure and build build/linux"
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
+	@echo "  make install     install saakm, libsaakm, the man page, the completion and the built policies (DESTDIR, PREFIX, KVER); make uninstall"
 	@echo "  make patch       write build/saakm-6.12.patch (one patch for a 6.12 tree); export work committed in build/linux"
 	@echo "  make policy-test policies' unit tests and seeded stress on the host (tests/policy/); P=NAME: one policy; policy-soak N=10000"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
@@ -85,6 +86,13 @@ modules: $(if $(SKIP_KERNEL),,kernel)
 # user-space tools (saakm CLI, libsaakm) into build/tools, when present
 tools: $(KHOST)
 	@if [ -f tools/Makefile ]; then echo "tools: build/tools"; $(MAKE) -s -C tools O=$(CURDIR)/$(BUILD)/tools; fi
+
+# make install / make uninstall [DESTDIR=...] [PREFIX=/usr/local] [KVER=...]:
+# the CLI, libsaakm (headers, pkg-config file), saakm.1, the bash completion
+# and the policy modules already built (tools/Makefile). Builds the tools
+# if needed; never the kernel or the modules.
+install uninstall:
+	@$(MAKE) --no-print-directory -C tools $@
 
 $(KHOST): scripts/host-tree.sh
 	@bash scripts/host-tree.sh

@@ -242,16 +242,12 @@ int cmd_trace_json(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt(argc, argv, "o:")) != -1) {
-		if (c != 'o') {
-			fprintf(stderr, "usage: saakm trace-json FILE [-o OUT.json]\n");
-			return 2;
-		}
+		if (c != 'o')
+			return cli_usage(NULL);
 		o = optarg;
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "usage: saakm trace-json FILE [-o OUT.json]\n");
-		return 2;
-	}
+	if (optind != argc - 1)
+		return cli_usage("trace-json needs one recording");
 	if (saakm_rec_read(argv[optind], &rec, err, sizeof(err))) {
 		fprintf(stderr, "saakm: %s\n", err);
 		return 2;
@@ -284,10 +280,8 @@ int cmd_rec_dump(int argc, char **argv)
 	struct saakm_recording rec;
 	char err[512], line[160];
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: saakm dump FILE\n");
-		return 2;
-	}
+	if (argc != 2)
+		return cli_usage("dump needs one recording");
 	if (saakm_rec_read(argv[1], &rec, err, sizeof(err))) {
 		fprintf(stderr, "saakm: %s\n", err);
 		return 2;

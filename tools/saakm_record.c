@@ -50,22 +50,6 @@ static struct {
 	volatile sig_atomic_t converting;
 } R;
 
-static const char record_usage[] =
-"usage: saakm record -p NAME|ID [-o FILE] [-b KB] [-m MODULE] [--no-join] [-- CMD [ARGS...]]\n"
-"       saakm convert TRACE -p NAME [-i ID] [-o FILE] [-c CPUS] [-m MODULE] [-P PARAMS]\n";
-
-static int rec_usage(const char *msg, const char *arg)
-{
-	if (msg) {
-		fprintf(stderr, "saakm: ");
-		fprintf(stderr, msg, arg);
-		fprintf(stderr, "\n");
-	}
-	fputs(record_usage, stderr);
-	fputs("Run 'saakm help' for details.\n", stderr);
-	return 2;
-}
-
 /* Write @s to @path (async-signal-safe). Return: 0 or -errno. */
 static int put(const char *path, const char *s)
 {
@@ -417,13 +401,13 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *o)
 		case 'b':
 			o->kb = strtol(optarg, &end, 10);
 			if (*end || o->kb < 1 || o->kb > 16L * 1024 * 1024)
-				return rec_usage("bad buffer size '%s' (KB per CPU)", optarg);
+				return cli_usage("bad buffer size '%s' (KB per CPU)", optarg);
 			break;
-		default: return rec_usage(NULL, NULL);
+		default: return cli_usage(NULL);
 		}
 	}
 	if (!o->policy)
-		return rec_usage("record needs a policy: -p NAME|ID", NULL);
+		return cli_usage("record needs a policy: -p NAME|ID");
 	return -1;
 }
 
@@ -541,13 +525,13 @@ int cmd_rec_convert(int argc, char **argv)
 		case 'c':
 			*(c == 'i' ? &id : &cpus) = strtol(optarg, &end, 10);
 			if (*end || strtol(optarg, NULL, 10) < 0)
-				return rec_usage("bad number '%s'", optarg);
+				return cli_usage("bad number '%s'", optarg);
 			break;
-		default: return rec_usage(NULL, NULL);
+		default: return cli_usage(NULL);
 		}
 	}
 	if (optind != argc - 1 || !policy)
-		return rec_usage("convert needs one trace file and -p NAME", NULL);
+		return cli_usage("convert needs one trace file and -p NAME");
 	err = convert_trace(argv[optind], id, &cr);
 	/* CPUs: as given, else enough for every CPU the records name */
 	for (size_t i = 0; !cpus && i < cr.rec.nr; i++)

@@ -305,15 +305,6 @@ static int build_program(struct build *b, const char *policy)
 	return compile(b);
 }
 
-static int replay_usage(const char *msg)
-{
-	if (msg)
-		fprintf(stderr, "saakm: %s\n", msg);
-	fprintf(stderr, "usage: saakm replay FILE POLICY.c [--last N] [-v]\n"
-		"       saakm replay --build POLICY.c\n");
-	return 2;
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	const char *file = NULL, *policy = NULL, *last = "10";
@@ -329,17 +320,17 @@ int cmd_replay(int argc, char **argv)
 		else if (!strcmp(argv[i], "--last") && i + 1 < argc)
 			last = argv[++i];
 		else if (argv[i][0] == '-')
-			return replay_usage("unknown option");
+			return cli_usage("unknown option");
 		else if (!file)
 			file = argv[i];
 		else if (!policy)
 			policy = argv[i];
 		else
-			return replay_usage("too many arguments");
+			return cli_usage("too many arguments");
 	}
 	if (build_only) {
 		if (!file || policy)
-			return replay_usage("--build needs a policy source and nothing else");
+			return cli_usage("--build needs a policy source and nothing else");
 		memset(&b, 0, sizeof(b));
 		ret = build_program(&b, file);
 		if (!ret)
@@ -347,9 +338,9 @@ int cmd_replay(int argc, char **argv)
 		return ret;
 	}
 	if (!file || !policy)
-		return replay_usage("replay needs a recording and a policy source");
+		return cli_usage("replay needs a recording and a policy source");
 	if (strspn(last, "0123456789") != strlen(last) || !*last)
-		return replay_usage("--last needs a number");
+		return cli_usage("--last needs a number");
 	if (access(file, R_OK)) {
 		fprintf(stderr, "saakm replay: %s: %s\n", file, strerror(errno));
 		return 2;

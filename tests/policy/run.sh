@@ -54,9 +54,10 @@ declare -A STRESS_ARGS=(
 	[fifo_hotplug_bug]="-P slice_ms=20 -P slice_ms=0 -P 'slice_ms=4 steal=Y'"
 	[locality_llc_bug]="-T -L -P slice_ms=10 -P 'slice_ms=4 balance_ms=0'"
 )
-# The policies are the ones tests/policy/Makefile lists (POLICIES): adding
-# a policy there is the one step that compiles it against libusim, runs its
-# unit tests (tests/policy/t_NAME.c, if there is one) and stresses it, with
+# The policies are the ones tests/policy/Makefile lists (POLICIES, which
+# takes every policies/NAME/saakm_NAME.c by itself): being there is the one
+# step that compiles a policy against libusim, runs its unit tests
+# (tests/policy/t_NAME.c, if there is one) and stresses it, with
 # the parameter sets of STRESS_ARGS above if it has an entry. The planted
 # bugs are checked apart: the stress must fail on each, with a failure
 # that starts as PLANTED_FAILURE says (an extended regular expression).

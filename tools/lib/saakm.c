@@ -404,6 +404,59 @@ int saakm_error_get(const char *name, struct saakm_error *err)
 	return ret;
 }
 
+/*
+ * Read the comma-separated counts of a wake_hist= field into @hist.
+ * Return: their sum, or -1 (and @hist all 0) if @s is absent or malformed.
+ */
+static long long parse_hist(const char *s, long long *hist)
+{
+	long long sum = 0;
+	char *end;
+	int i;
+
+	memset(hist, 0, SAAKM_WAKE_HIST_BUCKETS * sizeof(*hist));
+	for (i = 0; s && i < SAAKM_WAKE_HIST_BUCKETS; i++) {
+		errno = 0;
+		hist[i] = strtoll(s, &end, 10);
+		if (end == s || errno || hist[i] < 0 ||
+		    *end != (i == SAAKM_WAKE_HIST_BUCKETS - 1 ? '\0' : ','))
+			break;
+		sum += hist[i];
+		s = end + 1;
+	}
+	if (i == SAAKM_WAKE_HIST_BUCKETS)
+		return sum;
+	memset(hist, 0, SAAKM_WAKE_HIST_BUCKETS * sizeof(*hist));
+	return -1;
+}
+
+double saakm_hist_bound_us(int i)
+{
+	return i >= SAAKM_WAKE_HIST_BUCKETS - 1 ? -1 : (double)(1ULL << i);
+}
+
+double saakm_hist_quantile(const long long *hist, double q)
+{
+	long long total = 0, below = 0;
+	double want, lo;
+	int i;
+
+	for (i = 0; i < SAAKM_WAKE_HIST_BUCKETS; i++)
+		total += hist[i];
+	if (total <= 0)
+		return -1;
+	want = q * total;
+	for (i = 0; i < SAAKM_WAKE_HIST_BUCKETS - 1; i++) {
+		if (below + hist[i] >= want && hist[i])
+			break;
+		below += hist[i];
+	}
+	lo = i ? saakm_hist_bound_us(i - 1) : 0;
+	if (i == SAAKM_WAKE_HIST_BUCKETS - 1)
+		return lo;
+	return lo + (saakm_hist_bound_us(i) - lo) * (want - below) / hist[i];
+}
+
 struct cpus_arg {
 	const char *name;
 	struct saakm_cpu_info *out;
@@ -426,6 +479,11 @@ static int cpus_one(const struct saakm_record *rec, void *arg)
 		ci.parked = -1;
 	if (saakm_record_num(rec, "picks", &ci.picks))
 		ci.picks = -1;
+	if (saakm_record_num(rec, "migrations", &ci.migrations))
+		ci.migrations = -1;
+	if (saakm_record_num(rec, "wake_sum_ns", &ci.wake_sum_ns))
+		ci.wake_sum_ns = -1;
+	ci.wake_count = parse_hist(saakm_record_get(rec, "wake_hist"), ci.wake_hist);
 	if (ca->n < ca->max)
 		ca->out[ca->n] = ci;
 	ca->n++;

@@ -196,14 +196,31 @@ struct saakm_cpu_info {
 	long long ready;			/* READY tasks queued on the CPU */
 	long long parked;			/* RUNNING tasks parked by the class */
 	long long picks;			/* tasks schedule() returned there */
+	long long migrations;			/* tasks moved to the CPU */
+	/* Wake-to-run waits that ended on the CPU: see SAAKM_WAKE_HIST_BUCKETS */
+	long long wake_count;			/* the sum of wake_hist[] */
+	long long wake_sum_ns;
+	long long wake_hist[SAAKM_WAKE_HIST_BUCKETS];
 };
 
 /*
  * Fill @out with up to @max lines of /proc/saakm/cpus for policy @name
- * (NULL: every policy). Return: how many there are (may exceed @max),
+ * (NULL: every policy). A field the kernel does not show is -1 (the wake
+ * histogram: wake_count -1 and wake_hist all 0). Return: how many there are (may exceed @max),
  * -ENOSYS, or -errno.
  */
 int saakm_cpus(const char *name, struct saakm_cpu_info *out, int max);
+
+/*
+ * The latency below which a fraction @q (0..1) of the waits of histogram
+ * @hist (SAAKM_WAKE_HIST_BUCKETS counts) fall, in microseconds, by linear
+ * interpolation within the bucket that holds it; the last, unbounded bucket
+ * gives its lower bound. Return: -1 if the histogram is empty.
+ */
+double saakm_hist_quantile(const long long *hist, double q);
+
+/* The upper bound of histogram bucket @i in microseconds; -1 for the last. */
+double saakm_hist_bound_us(int i);
 
 /*
  * Move task @pid (0: the caller) onto policy @id, keeping its nice value,

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Build tools/ and run its host unit tests (no SaaKM kernel needed): the
-# libsaakm parser test, the CLI test, and the record/replay tests. Prints TAP (tests/guest/tap.sh):
-# one line per test program, its own TAP lines indented below it as a
-# subtest; exits non-zero if any failed. O=/abs/dir selects the build
-# directory (default build/tools).
+# libsaakm parser test, the CLI test, the record/replay tests, the man
+# page, the bash completion, make install and saakm-loader. Prints TAP
+# (tests/guest/tap.sh): one line per test program, its own TAP lines
+# indented below it as a subtest; exits non-zero if any failed. O=/abs/dir
+# selects the build directory (default build/tools).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -35,4 +36,9 @@ run_program "recording files (test_rec)" "$O/tests/test_rec" "$here/fixtures"
 run_program "saakm record/convert/trace-json (t_record.sh)" bash "$here/t_record.sh" "$O/saakm" "$O/tests/mkbuf"
 run_program "saakm replay (t_replay.sh)" bash "$here/t_replay.sh" "$O/saakm" "$O/tests/gen_fifo" \
 	"$O/tests/gen_wfq"
+run_program "saakm(1) man page (t_man.sh)" bash "$here/t_man.sh" "$O/saakm" "$O/saakm.1"
+run_program "bash completion (t_completion.sh)" bash "$here/t_completion.sh" "$O/saakm"
+run_program "make install and uninstall (t_install.sh)" bash "$here/t_install.sh" "$O"
+run_program "saakm new (t_new.sh)" bash "$here/t_new.sh" "$O/saakm"
+run_program "saakm-loader (t_loader.sh)" bash "$here/t_loader.sh" "$O/saakm"
 done_testing

@@ -95,6 +95,57 @@ expect "show: bad PID is ESRCH" 1 "^saakm: 4194305: no such process$" -- show 41
 expect "set: bad PID is ESRCH" 1 "^saakm: 4194305: no such process$" $B -- set -p fifo 4194305
 head -c 5000 /dev/zero >"$tmp/big"
 expect "run: too large blob is E2BIG" 1 "blob too large \(at most 4096 bytes\)" $B -- run -p fifo --attr "$tmp/big" -- true
-expect "run: missing blob file" 1 "saakm: $tmp/nofile: No such file" $B -- run -p fifo -a "$tmp/nofile" true
+expect "run: missing blob file" 1 "saakm: $tmp/nofile: No such file" $B -- run -p fifo --attr "$tmp/nofile" true
+
+# Every verb: --help exits 0 with its synopsis; the man page lists it.
+for v in $("$saakm" help --verbs); do
+	expect "$v --help: its synopsis" 0 "^usage: saakm $v" -- "$v" --help
+done
+expect "help VERB" 0 "^usage: saakm top" -- help top
+expect "help: unknown verb" 2 "unknown verb 'nope'" -- help nope
+expect "--version" 0 "^saakm [0-9]+\.[0-9]+" -- --version
+expect "man page: every verb" 0 '^.fBsaakm param.fR' -- help --man
+expect "usage error names the verb's help" 2 "Run 'saakm stats --help'" -- stats --bogus
+
+# No SaaKM kernel: every verb that reads the kernel says so.
+for args in "stats" "top -n 1 -d 0.1" "load fifo" "unload fifo" "param fifo" "cpus"; do
+	expect "${args%% *}: no SaaKM kernel message" 1 "^$nokernel\$" SAAKM_PROC=$tmp/none -- $args
+done
+
+# load / unload / param: what can be judged without a kernel
+expect "load: no name" 2 "load needs a policy name" -- load
+expect "load: not a name" 2 "'9x' is not a policy name" -- load 9x
+expect "load: already loaded" 1 "policy 'fifo' is already loaded" $B -- load fifo
+expect "load: unknown module lists the policies" 1 "no module for policy 'nosuch'; there are:.* fifo" \
+	SAAKM_PROC=$fx/empty -- load nosuch
+expect "load: bad parameter syntax" 2 "bad parameter '=1'" SAAKM_PROC=$fx/empty -- load fifo =1
+expect "unload: not loaded" 1 "no policy 'nosuch' is loaded" $B -- unload nosuch
+expect "unload: built-in policy" 1 "policy 'rr_test' is built into the kernel" $B -- unload rr_test
+expect "param: not loaded" 1 "no policy 'nosuch' is loaded" $B -- param nosuch
+expect "set -a: every thread, each reported" 1 "^saakm: [0-9]+ \(thread of $$\): " $B -- set -a -p fifo $$
+expect "set -a: no such process" 1 "4194305: no such process" $B -- set -a -p fifo 4194305
+
+# stats: the table, JSON and OpenMetrics of the fixture, through real parsers
+expect "stats: table row with percentiles" 0 "^fifo +1 +enabled +3 +4 +1333 +8 +12us +3994us$" $B -- stats
+expect "stats: ejection reason" 0 "^  ejected \(stall\): task 42" $B -- stats
+expect "stats NAME: unknown" 1 "no policy 'nosuch' is loaded" $B -- stats nosuch
+expect "stats: two formats" 2 "exclude each other" $B -- stats --json --openmetrics
+out=$(SAAKM_PROC=$fx/basic "$saakm" stats --json fifo | "$here/parse_stats.py" json 2>&1)
+if grep -qx "fifo tasks=3 picks=1333 migrations=8 wake_count=105 p50_us=12.25 p99_us=3993.6 cpus=2 ejected=0" <<<"$out"; then
+	ok "stats --json: parsed, figures and percentiles"
+else
+	not_ok "stats --json: parsed, figures and percentiles" "$out"
+fi
+out=$(SAAKM_PROC=$fx/basic "$saakm" stats --openmetrics | "$here/parse_stats.py" openmetrics 2>&1)
+if grep -qx "fifo tasks=3 picks=1333 migrations=8 wake_count=105 cpus=2" <<<"$out" &&
+   grep -qx "broken tasks=0 picks=0 migrations=0 wake_count=0 cpus=2" <<<"$out"; then
+	ok "stats --openmetrics: parsed by the OpenMetrics and Prometheus parsers"
+else
+	not_ok "stats --openmetrics: parsed by the OpenMetrics and Prometheus parsers" "$out"
+fi
+expect "stats: kernel without the wake fields" 0 "^rr_test +2 +disabling +0 +0 +7 +0 +- +-$" $B -- stats
+expect "top -n 2: two frames" 0 "rates over 0\.1 s" $B -- top -n 2 -d 0.1
+expect "top: bad refresh" 2 "bad refresh '0'" $B -- top -d 0
+expect "top: no policy loaded" 0 "no SaaKM policy is loaded" SAAKM_PROC=$fx/empty -- top -n 1 -d 0.1
 
 done_testing
