@@ -80,6 +80,7 @@ fail() {
 	echo "$*" >"$out/error"
 	[ -z "${scx_pid:-}" ] || { kill -INT "$scx_pid"; wait "$scx_pid"; }
 	feat_off
+	knob_off
 	echo done >"$out/done"
 	exit 1
 }
@@ -278,6 +279,21 @@ feat_off() {
 	feat_undo=
 }
 sched_features=/sys/kernel/debug/sched/features
+# knob_on NAME:VALUE: set a class switch, /sys/kernel/saakm/NAME (the knob=
+# flag), if any, until knob_off, which fail() also calls
+knob_undo=
+knob_on() {
+	[ -n "$1" ] || return 0
+	_k=/sys/kernel/saakm/${1%%:*}
+	[ -w "$_k" ] || fail "$c: no class switch $_k"
+	knob_undo="$_k $(cat "$_k")"
+	echo "${1#*:}" >"$_k" || fail "$c: cannot write ${1#*:} to $_k"
+}
+knob_off() {
+	[ -n "$knob_undo" ] || return 0
+	echo "${knob_undo#* }" >"${knob_undo%% *}"
+	knob_undo=
+}
 # params_now: the current configuration's module parameters, name=value,...
 params_now() {
 	for _p in "$(params_dir)"/*; do printf '%s=%s,' "$(basename "$_p")" "$(cat "$_p")"; done | sed 's/,$//'
@@ -602,6 +618,7 @@ run_one() { # workload config rep attempt; sets perturbed
 	[ -z "$n" ] || set_policies "$n"
 	params_set
 	feat_on "$(flag_value feat)"
+	knob_on "$(flag_value knob)"
 	scx_for
 	if ! scx_ok; then
 		say "$c: wrong sched_ext state before the run ($(ext_state) $(ext_ops) switch_all $(ext_all))"
@@ -629,6 +646,9 @@ run_one() { # workload config rep attempt; sets perturbed
 	# the feature as it was in effect, then back
 	[ -z "$(flag_value feat)" ] || echo "sched_feature=$(grep -ow -- "$(flag_value feat)" "$sched_features")" >>"$work/run.out"
 	feat_off
+	# the class switch as it was in effect, then back
+	[ -z "$(flag_value knob)" ] || echo "knob=${knob_undo%% *}=$(cat "${knob_undo%% *}")" >>"$work/run.out"
+	knob_off
 	cp "$work/run.out" "$f"
 	[ "$trace_9p" != 1 ] || cp "$work/run.9p" "${f%.out}.9p.txt"
 	cat "$work/check" >>"$out/checks.txt"
