@@ -23,6 +23,9 @@ out_has() {
 	grep -qE -- "$_re" "$tmp/out" || { sed 's/^/# /' "$tmp/out"; return 1; }
 }
 rc_is() { [ "$(cat "$tmp/rc")" = "$1" ]; }
+# for wait_for, which runs its command again and again: evaluated each time
+fifo_tasks_are() { [ "$(policy_tasks fifo)" = "$1" ]; }
+threads_at_least() { [ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -ge "$2" ]; }
 
 tap_subtest "load, unload, param"
 check "load fifo by name" out_has "^loaded policy fifo \(id [0-9]+\)" "$cli" load fifo
@@ -60,7 +63,7 @@ for _ in range(3):
     threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
 time.sleep(60)' &
 py=$!
-wait_for 10 test "$(ls /proc/$py/task | wc -l)" -ge 4
+wait_for 20 threads_at_least $py 4
 nthreads=$(ls /proc/$py/task | wc -l)
 check "set without -a moves one thread" "$cli" set -p fifo $py
 check "... so the policy has 1 task" test "$(policy_tasks fifo)" = 1
@@ -77,9 +80,11 @@ tap_subtest "stats"
 # three hogs and a ping-pong (wakeups) on fifo
 for i in 1 2 3; do "$cli" run -p fifo sh -c 'while :; do :; done' & done
 "$cli" run -p fifo perf bench sched pipe -l 2000000 >/dev/null 2>&1 &
-wait_for 10 test "$(policy_tasks fifo)" -ge 5
+# the hogs and both ends of the pipe: perf forks its second end a while
+# after it starts (seconds on the debug kernel)
+n=5
+check "$n tasks on fifo" wait_for 60 fifo_tasks_are $n
 sleep 2
-n=$(policy_tasks fifo)
 check "stats --json parses, with wakeups and percentiles" \
 	out_has "^fifo tasks=$n .*wake_count=[1-9][0-9]* p50_us=[0-9.]+ p99_us=[0-9.]+ cpus=$(nproc) ejected=0" \
 	sh -c "'$cli' stats --json fifo | $parse json"

@@ -6,7 +6,8 @@
 # kind and reason of /proc/saakm/errors, unload the policy and load it
 # again after its backoff, and at the third ejection (max_ejections = 3)
 # exit with status 3, leaving the policy unloaded and the kernel log free
-# of reports.
+# of reports. Then the same with a policy that stalls (fault=never_pick:
+# it picks nothing), which the class's watchdog ejects after timeout_ms.
 # saakm-test: timeout=180
 . "$(dirname "$0")/lib.sh"
 
@@ -38,23 +39,28 @@ backoff_initial_s = 1
 poll_ms = 100
 EOF
 
-tap_subtest "loader"
-# The loader in a subshell that writes its exit status to $tmp/rc; with
+# start_loader CONF: the loader in a subshell that writes its exit status
+# to $tmp/rc, and a loop that keeps putting a short task on the policy (it
+# fails while the policy is ejected or absent) until $tmp/stop exists. With
 # SAAKM_POLICY_PATH, 'saakm load faulty' finds DIR/saakm_faulty.ko.
-(
-	SAAKM=$SAAKM_CLI SAAKM_POLICY_PATH=$ko_dir "$loader" -c "$conf" >"$log" 2>&1
-	echo $? >"$tmp/rc"
-) &
-loader_sh=$!
-# A short task on the policy over and over; it fails while the policy is
-# ejected or absent. Stops once the loader has exited (or at cleanup).
-(
-	while [ ! -e "$tmp/stop" ]; do
-		timeout 20 "$SAAKM_CLI" run -p faulty true >/dev/null 2>&1
-		sleep 0.1
-	done
-) &
-worker=$!
+start_loader() {
+	rm -f "$tmp/rc" "$tmp/stop"
+	(
+		SAAKM=$SAAKM_CLI SAAKM_POLICY_PATH=$ko_dir "$loader" -c "$1" >"$log" 2>&1
+		echo $? >"$tmp/rc"
+	) &
+	loader_sh=$!
+	(
+		while [ ! -e "$tmp/stop" ]; do
+			timeout 20 "$SAAKM_CLI" run -p faulty true >/dev/null 2>&1
+			sleep 0.1
+		done
+	) &
+	worker=$!
+}
+
+tap_subtest "loader"
+start_loader "$conf"
 
 if wait_for "$LOADER_LIMIT" test -s "$tmp/rc"; then
 	rc=$(cat "$tmp/rc")
@@ -95,6 +101,28 @@ else
 	not_ok "load, ejection, unload, three times, then giving up" "order $order"
 fi
 
+tap_subtest "a stall"
+printf '%s\n' '# saakm_faulty picks no task: the watchdog ejects it after 500 ms' \
+	'policy = faulty' 'params = fault=never_pick armed=1 timeout_ms=500' \
+	'max_ejections = 1' 'backoff_initial_s = 1' 'poll_ms = 100' >"$tmp/stall.conf"
+start_loader "$tmp/stall.conf"
+if wait_for "$LOADER_LIMIT" test -s "$tmp/rc"; then
+	rc=$(cat "$tmp/rc")
+	if [ "$rc" = 3 ]; then
+		ok "the loader gives up at the first stall with exit status 3"
+	else
+		not_ok "the loader gives up at the first stall with exit status 3" "exit status $rc"
+	fi
+else
+	not_ok "the loader gives up at the first stall with exit status 3" "still running after ${LOADER_LIMIT}s: killed"
+	_saakm_kill_tree "$loader_sh"
+fi
+touch "$tmp/stop"
+wait "$worker"
+sed 's/^/# /' "$log"
+logged "the stall logged with its kind and reason" 1 "^saakm-loader: policy faulty ejected: stall: "
+logged "the giving-up message names the stall" 1 "^saakm-loader: giving up: 1 ejections in 10 minutes; last: stall: "
+
 tap_subtest "afterwards"
 check "policy faulty is not loaded" test -z "$(policy_state faulty)"
 check_not "module saakm_faulty is not loaded" grep -q '^saakm_faulty ' /proc/modules
@@ -107,7 +135,10 @@ if [ "$n_injected" = 3 ]; then
 else
 	not_ok "the kernel logged the three injected errors" "$n_injected logged"
 fi
-other=$(echo "$kernel_errors" | grep -v "saakm: policy faulty (id [0-9]*) error: $reason$" | grep .)
+# the stall is expected too: the watchdog's report of it (a task that
+# waited, or a CPU that picked nothing, whichever it sees first)
+other=$(echo "$kernel_errors" | grep -v "saakm: policy faulty (id [0-9]*) error: $reason$" |
+	grep -v "saakm: policy faulty (id [0-9]*) error: stall: " | grep .)
 if [ -z "$other" ]; then
 	ok "no other SaaKM error in the kernel log"
 else
