@@ -39,7 +39,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 	$(UAPI_H)
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
-.PHONY: help setup kernel modules tools install uninstall test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
+.PHONY: help setup kernel modules tools install uninstall deb deb-check test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
 .PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla bench-cpus
 
 help:
@@ -54,6 +54,7 @@ help:
 	@echo "  make modules     build every policies/*/ and tests/modules/*/ module"
 	@echo "  make tools       build the saakm CLI and libsaakm into build/tools"
 	@echo "  make install     install saakm, libsaakm, the man page, the completion and the built policies (DESTDIR, PREFIX, KVER); make uninstall"
+	@echo "  make deb         Debian packages: the patched kernel (CONFIG=FILE, default /boot/config-*) and saakm-tools; deb-check boots them"
 	@echo "  make patch       write build/saakm-6.12.patch (one patch for a 6.12 tree); export work committed in build/linux"
 	@echo "  make policy-test policies' unit tests and seeded stress on the host (tests/policy/); P=NAME: one policy; policy-soak N=10000"
 	@echo "  make bench       SaaKM FIFO vs its sched_ext twin vs EEVDF (docs/benchmarks.md)"
@@ -93,6 +94,16 @@ tools: $(KHOST)
 # if needed; never the kernel or the modules.
 install uninstall:
 	@$(MAKE) --no-print-directory -C tools $@
+
+# make deb [CONFIG=FILE]: Debian packages of the patched kernel (bindeb-pkg,
+# this machine's /boot/config-* plus SaaKM, sched_ext and tracing) and of
+# the tools and policies, in build/deb (docs/bare-metal.md). deb-check, run
+# outside make test: the same with the guest configuration, installed into
+# a scratch root and booted in a guest that loads the packaged fifo.
+deb: kernel
+	@bash scripts/deb.sh
+deb-check: kernel
+	@bash scripts/deb.sh --check
 
 $(KHOST): scripts/host-tree.sh
 	@bash scripts/host-tree.sh

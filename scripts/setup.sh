@@ -21,7 +21,7 @@ APT_PACKAGES=(
 	qemu-system-x86
 	rt-tests stress-ng
 	clang-19 llvm-19 lld-19
-	tmux python3-prometheus-client
+	tmux python3-prometheus-client debhelper
 	ccache busybox-static zstd xz-utils rsync patch
 	trace-cmd linux-perf
 	pkg-config
