@@ -5,7 +5,8 @@
 #     tracing tools (trace-cmd, perf) that the guest runs from the host's
 #     root filesystem; tmux and Prometheus' Python parser for the CLI's
 #     tests (saakm top, saakm stats --openmetrics); pkg-config for the
-#     test of make install
+#     test of make install; debhelper for make deb (the kernel's
+#     bindeb-pkg runs dh_listpackages)
 #   - a Python venv in build/venv with virtme-ng (pinned)
 # Idempotent: a second run checks with dpkg and the venv and installs nothing,
 # without touching the network.
