@@ -27,6 +27,15 @@ for a in "$@"; do
 	esac
 done
 
+# The kernel's bindeb-pkg runs debhelper's dh_listpackages: installed here,
+# not by make setup, as only the packages need it
+if ! command -v dh_listpackages >/dev/null; then
+	[ "$(id -u)" -eq 0 ] || die "debhelper is missing: apt-get install debhelper (as root)"
+	log "deb: installing debhelper"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debhelper >/dev/null ||
+		die "apt-get install debhelper failed"
+fi
+
 out=$BUILD_DIR/deb
 tree=$out/linux
 version=$(cat "$SAAKM_ROOT/VERSION")
@@ -80,9 +89,8 @@ rm -f "$out"/linux-*.deb "$out"/*.buildinfo "$out"/*.changes
 	while sleep 60; do log "deb: building... $(fmt_secs $((SECONDS - t0)))"; done &
 	ticker=$!
 	trap 'kill $ticker 2>/dev/null' EXIT
-	# -d: dpkg-buildpackage's check of every build dependency the kernel's
-	# debian/control lists; what bindeb-pkg uses (debhelper's
-	# dh_listpackages among them) is installed by make setup
+	# -d: no check of every build dependency the kernel's debian/control
+	# lists; what bindeb-pkg uses is here (debhelper: above)
 	CCACHE_NOHASHDIR=1 make -C "$tree" CC="$KCC" LOCALVERSION= -j"$(nproc)" KDEB_PKGVERSION="$version-1" \
 		DPKG_FLAGS=-d \
 		bindeb-pkg >"$out/kernel.log" 2>&1

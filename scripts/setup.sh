@@ -5,8 +5,7 @@
 #     tracing tools (trace-cmd, perf) that the guest runs from the host's
 #     root filesystem; tmux and Prometheus' Python parser for the CLI's
 #     tests (saakm top, saakm stats --openmetrics); pkg-config for the
-#     test of make install; debhelper for make deb (the kernel's
-#     bindeb-pkg runs dh_listpackages)
+#     test of make install
 #   - a Python venv in build/venv with virtme-ng (pinned)
 # Idempotent: a second run checks with dpkg and the venv and installs nothing,
 # without touching the network.
@@ -22,7 +21,7 @@ APT_PACKAGES=(
 	qemu-system-x86
 	rt-tests stress-ng
 	clang-19 llvm-19 lld-19
-	tmux python3-prometheus-client debhelper
+	tmux python3-prometheus-client
 	ccache busybox-static zstd xz-utils rsync patch
 	trace-cmd linux-perf
 	pkg-config
