@@ -5,6 +5,10 @@
 # and top in a tmux pane, whose figures must agree with stats, quitting on q
 # and saying so when the terminal is too small.
 # saakm-test: timeout=240
+# saakm-test: normal-only
+# (On the debug kernel it takes minutes, past the debug pass's budget; what
+# it asks of the kernel, module loads and /proc/saakm reads, other tests
+# ask there too.)
 . "$(dirname "$0")/lib.sh"
 
 cli=$SAAKM_CLI
