@@ -22,8 +22,7 @@
 #include "saakm.h"
 #include "saakm_cli.h"
 
-/* Report a policy lookup failure; return the exit status. */
-static int policy_error(const char *name, int err)
+int cli_policy_error(const char *name, int err)
 {
 	if (err == -ENOENT && name)
 		fprintf(stderr, "saakm: no policy '%s' is loaded (see 'saakm list')\n", name);
@@ -60,7 +59,7 @@ static int cmd_list(void)
 
 	n = saakm_list(pi, 256);
 	if (n < 0)
-		return policy_error(NULL, n);
+		return cli_policy_error(NULL, n);
 	printf("%-4s  %-20s  %6s  %-9s  %4s  %10s  %10s  %s\n", "ID", "NAME", "TASKS",
 	       "STATE", "SLOT", "BALANCE_MS", "TIMEOUT_MS", "UNPRIVILEGED");
 	for (i = 0; i < n && i < 256; i++)
@@ -103,9 +102,9 @@ static int cmd_events(int argc, char **argv)
 		return cli_usage("events takes at most one policy name");
 	ret = saakm_proc_each("events", events_one, &ea);
 	if (ret < 0)
-		return policy_error(NULL, ret);
+		return cli_policy_error(NULL, ret);
 	if (ea.name && !ea.found)
-		return policy_error(ea.name, -ENOENT);
+		return cli_policy_error(ea.name, -ENOENT);
 	if (!ea.found)
 		printf("(no SaaKM policy is loaded)\n");
 	return 0;
@@ -121,9 +120,9 @@ static int cmd_cpus(int argc, char **argv)
 		return cli_usage("cpus takes at most one policy name");
 	n = saakm_cpus(name, ci, 1024);
 	if (n < 0)
-		return policy_error(NULL, n);
+		return cli_policy_error(NULL, n);
 	if (name && !n)
-		return policy_error(name, -ENOENT);
+		return cli_policy_error(name, -ENOENT);
 	printf("%-4s  %-20s  %6s  %6s  %10s\n", "CPU", "NAME", "READY", "PARKED", "PICKS");
 	for (i = 0; i < n && i < 1024; i++)
 		printf("%-4d  %-20s  %6lld  %6lld  %10lld\n", ci[i].cpu, ci[i].name,
@@ -176,10 +175,10 @@ static int cmd_get(int argc, char **argv)
 		return cli_usage("get: unknown file '%s' (policies, events, errors, cpus)", argv[1]);
 	ret = saakm_proc_each(argv[1], get_one, &ga);
 	if (ret < 0)
-		return policy_error(NULL, ret);
+		return cli_policy_error(NULL, ret);
 	if (!ga.found) {
 		if (strcmp(argv[1], "errors"))
-			return policy_error(ga.name, -ENOENT);
+			return cli_policy_error(ga.name, -ENOENT);
 		fprintf(stderr, "saakm: policy '%s' has no error\n", ga.name);
 		return 1;
 	}
@@ -354,7 +353,7 @@ static int cmd_switch(int argc, char **argv, int run)
 
 	rq.id = saakm_policy_id(policy);
 	if (rq.id < 0)
-		return policy_error(policy, rq.id);
+		return cli_policy_error(policy, rq.id);
 	if (attr)
 		rq.blob = blob = read_blob(attr, &rq.size);
 

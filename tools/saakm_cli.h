@@ -27,6 +27,13 @@ int cmd_top(int argc, char **argv);		/* saakm_stats.c */
  */
 int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Report a failure to find policy @name (NULL: no name to give) with error
+ * @err from libsaakm: "no policy ... is loaded", or the kernel without
+ * SaaKM. Return: 1, the exit status of a failure.
+ */
+int cli_policy_error(const char *name, int err);
+
 /* Print the help of the verb being run ('saakm VERB --help'). Return: 0. */
 int cli_help(void);
 

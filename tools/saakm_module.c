@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,22 +178,24 @@ static void print_params(const char *mod)
 /* The module of loaded policy @name, from /proc/saakm/policies. */
 static int policy_module(const char *name, char *mod, size_t len)
 {
-	struct saakm_record rec;
-	const char *m;
-	int ret = saakm_proc_find("policies", name, &rec);
+	struct saakm_policy_info pi;
+	int ret = saakm_policy_get(name, &pi);
 
-	if (ret)
-		return ret;
-	m = saakm_record_get(&rec, "module");
-	snprintf(mod, len, "%s", m ? m : "-");
-	return 0;
+	if (!ret)
+		snprintf(mod, len, "%s", *pi.module ? pi.module : "-");
+	return ret;
 }
 
-static int load_error(const char *fmt, const char *a, const char *b)
+/* "saakm: " and the message on stderr. Return: 1, a failure's exit status. */
+static int __attribute__((format(printf, 1, 2))) load_error(const char *fmt, ...)
 {
-	fprintf(stderr, "saakm: ");
-	fprintf(stderr, fmt, a, b);
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("saakm: ", stderr);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+	va_end(ap);
 	return 1;
 }
 
@@ -210,9 +213,9 @@ int cmd_load(int argc, char **argv)
 		return cli_usage("'%s' is not a policy name", fa.name);
 	ret = saakm_policy_id(fa.name);
 	if (ret == -ENOSYS)
-		return load_error("%s%s", saakm_strerror(ret), "");
+		return cli_policy_error(NULL, ret);
 	if (ret > 0)
-		return load_error("policy '%s' is already loaded%s", fa.name, "");
+		return load_error("policy '%s' is already loaded", fa.name);
 	if (!each_policy_dir(find_in, &fa)) {
 		fprintf(stderr, "saakm: no module for policy '%s'; there are:", fa.name);
 		each_policy_dir(list_in, NULL);
@@ -271,12 +274,10 @@ int cmd_unload(int argc, char **argv)
 	if (argc != 2)
 		return cli_usage("unload needs one policy name");
 	ret = policy_module(argv[1], mod, sizeof(mod));
-	if (ret == -ENOENT)
-		return load_error("no policy '%s' is loaded (see 'saakm list')%s", argv[1], "");
 	if (ret)
-		return load_error("%s%s", saakm_strerror(ret), "");
+		return cli_policy_error(argv[1], ret);
 	if (!strcmp(mod, "-"))
-		return load_error("policy '%s' is built into the kernel%s", argv[1], "");
+		return load_error("policy '%s' is built into the kernel", argv[1]);
 	/* Its tasks go back to the fair class while the module leaves. */
 	if (syscall(SYS_delete_module, mod, O_NONBLOCK)) {
 		ret = errno;
@@ -347,10 +348,8 @@ int cmd_param(int argc, char **argv)
 	if (argc < 2)
 		return cli_usage("param needs a policy name");
 	ret = policy_module(argv[1], mod, sizeof(mod));
-	if (ret == -ENOENT)
-		return load_error("no policy '%s' is loaded (see 'saakm list')%s", argv[1], "");
 	if (ret)
-		return load_error("%s%s", saakm_strerror(ret), "");
+		return cli_policy_error(argv[1], ret);
 	snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", mod);
 	if (argc == 2) {
 		dp = opendir(dir);

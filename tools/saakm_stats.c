@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,7 +40,6 @@ struct figures {
 
 struct policy_snap {
 	struct saakm_policy_info info;
-	char module[64];
 	struct saakm_error err;
 	int ejected;			/* has a line in /proc/saakm/errors */
 	struct figures total;
@@ -86,16 +86,6 @@ static void line_figures(struct figures *f, const struct saakm_cpu_info *ci)
 	memcpy(f->wake_hist, ci->wake_hist, sizeof(f->wake_hist));
 }
 
-static void module_of(struct policy_snap *ps)
-{
-	struct saakm_record rec;
-	const char *m = NULL;
-
-	if (!saakm_proc_find("policies", ps->info.name, &rec))
-		m = saakm_record_get(&rec, "module");
-	snprintf(ps->module, sizeof(ps->module), "%s", m ? m : "-");
-}
-
 /*
  * Take a snapshot of /proc/saakm. Its cpus file lists every policy for CPU
  * 0, then every policy for CPU 1...: the snapshot keeps each policy's CPUs
@@ -121,7 +111,6 @@ static int take_snapshot(struct snapshot *s)
 		memset(ps, 0, sizeof(*ps));
 		ps->info = pi[i];
 		ps->total.cpu = -1;
-		module_of(ps);
 		ps->ejected = !saakm_error_get(ps->info.name, &ps->err);
 		ps->cpus = &s->cpu_figs[k];
 		for (j = 0; j < lines; j++) {
@@ -185,7 +174,7 @@ static void print_json(const struct snapshot *s)
 		printf("%s\n    {\"id\": %d, \"name\": ", i ? "," : "", ps->info.id);
 		json_string(ps->info.name);
 		printf(", \"module\": ");
-		json_string(ps->module);
+		json_string(*ps->info.module ? ps->info.module : "-");
 		printf(", \"state\": ");
 		json_string(ps->info.state);
 		printf(", \"tasks\": %d,\n", ps->info.tasks);
@@ -216,6 +205,16 @@ static void print_json(const struct snapshot *s)
 static void om_family(const char *name, const char *type, const char *help)
 {
 	printf("# TYPE %s %s\n# HELP %s %s\n", name, type, name, help);
+}
+
+/* One sample of @name per policy and CPU: the figure at @off in its figures. */
+static void om_per_cpu(const struct snapshot *s, const char *name, size_t off)
+{
+	for (int i = 0; i < s->nr; i++)
+		for (int c = 0; c < s->pol[i].nr_cpus; c++)
+			printf("%s{policy=\"%s\",cpu=\"%d\"} %lld\n", name, s->pol[i].info.name,
+			       s->pol[i].cpus[c].cpu,
+			       *(const long long *)((const char *)&s->pol[i].cpus[c] + off));
 }
 
 static void om_hist(const struct policy_snap *ps, const struct figures *f)
@@ -258,23 +257,11 @@ static void print_openmetrics(const struct snapshot *s)
 		       s->pol[i].ejected);
 	om_family("saakm_cpu_runnable", "gauge",
 		  "Tasks of the policy waiting for the CPU (queued or parked).");
-	for (i = 0; i < s->nr; i++)
-		for (c = 0; c < s->pol[i].nr_cpus; c++)
-			printf("saakm_cpu_runnable{policy=\"%s\",cpu=\"%d\"} %lld\n",
-			       s->pol[i].info.name, s->pol[i].cpus[c].cpu,
-			       s->pol[i].cpus[c].runnable);
+	om_per_cpu(s, "saakm_cpu_runnable", offsetof(struct figures, runnable));
 	om_family("saakm_cpu_picks", "counter", "Tasks the policy picked on the CPU.");
-	for (i = 0; i < s->nr; i++)
-		for (c = 0; c < s->pol[i].nr_cpus; c++)
-			printf("saakm_cpu_picks_total{policy=\"%s\",cpu=\"%d\"} %lld\n",
-			       s->pol[i].info.name, s->pol[i].cpus[c].cpu,
-			       s->pol[i].cpus[c].picks);
+	om_per_cpu(s, "saakm_cpu_picks_total", offsetof(struct figures, picks));
 	om_family("saakm_cpu_migrations", "counter", "Tasks of the policy moved to the CPU.");
-	for (i = 0; i < s->nr; i++)
-		for (c = 0; c < s->pol[i].nr_cpus; c++)
-			printf("saakm_cpu_migrations_total{policy=\"%s\",cpu=\"%d\"} %lld\n",
-			       s->pol[i].info.name, s->pol[i].cpus[c].cpu,
-			       s->pol[i].cpus[c].migrations);
+	om_per_cpu(s, "saakm_cpu_migrations_total", offsetof(struct figures, migrations));
 	om_family("saakm_wake_latency_seconds", "histogram",
 		  "Time from a task's wakeup to its running, on the CPU it ran on.");
 	for (i = 0; i < s->nr; i++)
@@ -328,15 +315,6 @@ static int only_policy(struct snapshot *s, const char *name)
 	return -ENOENT;
 }
 
-static int snapshot_error(const char *name, int err)
-{
-	if (err == -ENOENT && name)
-		fprintf(stderr, "saakm: no policy '%s' is loaded (see 'saakm list')\n", name);
-	else
-		fprintf(stderr, "saakm: %s\n", saakm_strerror(err));
-	return 1;
-}
-
 /* saakm stats [--json | --openmetrics] [NAME] */
 int cmd_stats(int argc, char **argv)
 {
@@ -360,13 +338,13 @@ int cmd_stats(int argc, char **argv)
 	name = optind < argc ? argv[optind] : NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return snapshot_error(NULL, -ENOMEM);
+		return cli_policy_error(NULL, -ENOMEM);
 	ret = take_snapshot(s);
 	if (!ret && name)
 		ret = only_policy(s, name);
 	if (ret) {
 		free(s);
-		return snapshot_error(name, ret);
+		return cli_policy_error(name, ret);
 	}
 	if (fmt == 'j')
 		print_json(s);
@@ -556,7 +534,7 @@ int cmd_top(int argc, char **argv)
 	s[0] = calloc(1, sizeof(*s[0]));
 	s[1] = calloc(1, sizeof(*s[1]));
 	if (!s[0] || !s[1])
-		return snapshot_error(NULL, -ENOMEM);
+		return cli_policy_error(NULL, -ENOMEM);
 	ret = take_snapshot(s[0]);
 	if (ret)
 		goto out;
@@ -590,5 +568,5 @@ out:
 	tty_restore();
 	free(s[0]);
 	free(s[1]);
-	return ret ? snapshot_error(NULL, ret) : 0;
+	return ret ? cli_policy_error(NULL, ret) : 0;
 }

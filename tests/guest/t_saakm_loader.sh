@@ -59,20 +59,23 @@ start_loader() {
 	worker=$!
 }
 
+# gives_up DESC: ok if the loader exits with 3 within LOADER_LIMIT; else it
+# is killed
+gives_up() {
+	if ! wait_for "$LOADER_LIMIT" test -s "$tmp/rc"; then
+		not_ok "$1" "still running after ${LOADER_LIMIT}s: killed"
+		_saakm_kill_tree "$loader_sh"
+	elif [ "$(cat "$tmp/rc")" = 3 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "exit status $(cat "$tmp/rc")"
+	fi
+}
+
 tap_subtest "loader"
 start_loader "$conf"
 
-if wait_for "$LOADER_LIMIT" test -s "$tmp/rc"; then
-	rc=$(cat "$tmp/rc")
-	if [ "$rc" = 3 ]; then
-		ok "the loader gives up with exit status 3"
-	else
-		not_ok "the loader gives up with exit status 3" "exit status $rc"
-	fi
-else
-	not_ok "the loader gives up with exit status 3" "still running after ${LOADER_LIMIT}s: killed"
-	_saakm_kill_tree "$loader_sh"
-fi
+gives_up "the loader gives up with exit status 3"
 touch "$tmp/stop"
 wait "$worker"	# bounded: one more round of the loop at most
 sed 's/^/# /' "$log"
@@ -106,17 +109,7 @@ printf '%s\n' '# saakm_faulty picks no task: the watchdog ejects it after 500 ms
 	'policy = faulty' 'params = fault=never_pick armed=1 timeout_ms=500' \
 	'max_ejections = 1' 'backoff_initial_s = 1' 'poll_ms = 100' >"$tmp/stall.conf"
 start_loader "$tmp/stall.conf"
-if wait_for "$LOADER_LIMIT" test -s "$tmp/rc"; then
-	rc=$(cat "$tmp/rc")
-	if [ "$rc" = 3 ]; then
-		ok "the loader gives up at the first stall with exit status 3"
-	else
-		not_ok "the loader gives up at the first stall with exit status 3" "exit status $rc"
-	fi
-else
-	not_ok "the loader gives up at the first stall with exit status 3" "still running after ${LOADER_LIMIT}s: killed"
-	_saakm_kill_tree "$loader_sh"
-fi
+gives_up "the loader gives up at the first stall with exit status 3"
 touch "$tmp/stop"
 wait "$worker"
 sed 's/^/# /' "$log"

@@ -215,6 +215,7 @@ static int policy_from_record(const struct saakm_record *rec, struct saakm_polic
 	pi->balance_ms = rec_int(rec, "balance_ms", -1);
 	pi->timeout_ms = rec_int(rec, "timeout_ms", -1);
 	pi->unprivileged = rec_int(rec, "unprivileged", -1);
+	snprintf(pi->module, sizeof(pi->module), "%s", saakm_record_get(rec, "module") ?: "");
 	return 0;
 }
 

@@ -67,6 +67,7 @@ struct saakm_policy_info {
 	int balance_ms;			/* -1: not in the file */
 	int timeout_ms;			/* -1: not in the file */
 	int unprivileged;		/* 0 or 1; -1: not in the file */
+	char module[64];		/* its module, "-" if built in; "" if not in the file */
 };
 
 /*
