@@ -40,7 +40,7 @@ TESTDEPS := tests/guest/tap.h tests/guest/saakm_test.h tools/lib/saakm.h tools/l
 TESTCFLAGS ?= -O2 -g -Wall -Itests/guest -Itools/lib -I$(UAPI)
 
 .PHONY: help setup kernel modules tools install uninstall deb deb-check test-progs replay-progs test test-full test-scale demo vm patch clean distclean policy-test policy-soak
-.PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla bench-cpus
+.PHONY: bench bench-overhead bench-record bench-replay bench-dispersive bench-fair bench-all bench-smoke bench-setup bench-progs bench-vanilla bench-cpus bench-upgrade
 
 help:
 	@echo "SaaKM targets:"
@@ -64,6 +64,7 @@ help:
 	@echo "  make bench-dispersive  ghOSt/Shinjuku dispersive load: p99 vs load (EEVDF, fifo, shinjuku, scx_central)"
 	@echo "  make bench-fair      every workload under EEVDF, the eevdf module, wfq and its twin ext_wfq (--ext own)"
 	@echo "  make bench-cpus      kernel instructions per operation of EEVDF, fifo and ext_fifo on 2-16 vCPUs (kprof; BENCH_CPU_LIST=\"2 16\")"
+	@echo "  make bench-upgrade   blackout of a live upgrade, and a switch's time, on 2 and 8 vCPUs with 10-10,000 tasks (icount)"
 	@echo "  make bench-all   both in one run; make bench-smoke: 1 tiny repetition"
 	@echo "  make clean       remove module outputs, compiled tests, results and logs"
 	@echo "  make distclean   remove build/ entirely (kernel tree, venv, everything)"
@@ -213,6 +214,11 @@ bench-cpus: kernel bench-setup
 	@$(MAKE) -s modules tools SKIP_KERNEL=1
 	@$(MAKE) -s bench-progs
 	@bash bench/cpus.sh $(if $(BENCH_CPU_LIST),--cpus "$(BENCH_CPU_LIST)")
+
+bench-upgrade: kernel
+	@$(MAKE) -s modules tools SKIP_KERNEL=1
+	@$(MAKE) -s bench-progs
+	@bash bench/upgrade.sh $(if $(BENCH_CPU_LIST),--cpus "$(BENCH_CPU_LIST)")
 
 bench-smoke: kernel bench-setup
 	@$(MAKE) -s modules tools SKIP_KERNEL=1

@@ -421,6 +421,19 @@ static const struct verb verbs[] = {
 	  "the policy refuses fails the load and its message is shown.\n" },
 	{ "unload", cmd_unload, "NAME",
 	  "unload policy NAME's module; its tasks go back to the fair class", NULL },
+	{ "upgrade", cmd_upgrade, "[--keep-old] FILE.ko [KEY=VALUE...]",
+	  "load a new version of a loaded policy, which takes it over live",
+	  "The module's policy must declare that it upgrades (.upgrade in its\n"
+	  "saakm_ops) and have the name of the loaded one: it then keeps its id and\n"
+	  "its tasks, which never leave SaaKM. If the new version refuses the old\n"
+	  "one's state, the old one goes on and the kernel's reason is shown. The\n"
+	  "old version's module is then unloaded, unless --keep-old.\n" },
+	{ "switch", cmd_switch_all, "FROM TO",
+	  "move every task of policy FROM onto policy TO",
+	  "Each task leaves FROM and joins TO in one step, never passing through\n"
+	  "SCHED_NORMAL. A task that TO refuses goes back to SCHED_NORMAL and is\n"
+	  "listed; the exit status is then 1. A FROM or TO that is not loaded or is\n"
+	  "ejected is refused before any task moves.\n" },
 	{ "param", cmd_param, "NAME [KEY[=VALUE]...]",
 	  "show or set a loaded policy's parameters (/sys/module/MODULE/parameters)",
 	  "With no KEY, every parameter as KEY=VALUE lines; KEY prints its value,\n"

@@ -18,8 +18,10 @@ int cmd_new(int argc, char **argv);		/* saakm_new.c */
 int cmd_load(int argc, char **argv);		/* saakm_module.c */
 int cmd_unload(int argc, char **argv);		/* saakm_module.c */
 int cmd_param(int argc, char **argv);		/* saakm_module.c */
+int cmd_upgrade(int argc, char **argv);		/* saakm_module.c */
 int cmd_stats(int argc, char **argv);		/* saakm_stats.c */
 int cmd_top(int argc, char **argv);		/* saakm_stats.c */
+int cmd_switch_all(int argc, char **argv);	/* saakm_switch.c */
 
 /*
  * Report a usage error of the verb being run: "saakm: " and @fmt (if not

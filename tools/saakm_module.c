@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * saakm load, unload and param: a policy's module by the policy's name.
+ * saakm load, unload, upgrade and param: a policy's module by the policy's
+ * name, or a new version of it by file.
  *
  * A policy NAME is built as the module saakm_NAME.ko. 'saakm load' looks
  * for it in the directories of $SAAKM_POLICY_PATH (colon-separated), then
@@ -8,7 +9,9 @@
  * then in the source tree saakm was built from (policies/NAME/). A value
  * the module refuses fails the load, and its message from the kernel log
  * is shown; the kernel loads a module given an unknown parameter, logging
- * it only, so such a load is taken back. 'saakm param' reads and writes
+ * it only, so such a load is taken back. 'saakm upgrade' loads a module
+ * that replaces a loaded policy live (its ops set .upgrade) and then
+ * unloads the old version's module. 'saakm param' reads and writes
  * /sys/module/MODULE/parameters.
  */
 #define _GNU_SOURCE
@@ -27,6 +30,9 @@
 #include <unistd.h>
 #include "saakm.h"
 #include "saakm_cli.h"
+
+/* Policies the kernel registers at once, at most (SAAKM_MAX_POLICIES). */
+#define MAX_POLICIES	64
 
 #ifndef SAAKM_SRC_DIR
 #define SAAKM_SRC_DIR "."
@@ -199,12 +205,67 @@ static int __attribute__((format(printf, 1, 2))) load_error(const char *fmt, ...
 	return 1;
 }
 
+/* KEY[=VALUE] arguments argv[from..argc) into @args. Return: 0, or 2 (usage). */
+static int join_params(int argc, char **argv, int from, char *args, size_t len)
+{
+	int i;
+
+	*args = '\0';
+	for (i = from; i < argc; i++) {
+		if (argv[i][0] == '=' || strpbrk(argv[i], " \t\n"))
+			return cli_usage("bad parameter '%s' (KEY=VALUE)", argv[i]);
+		if (strlen(args) + strlen(argv[i]) + 2 > len)
+			return cli_usage("parameters too long");
+		strcat(strcat(args, *args ? " " : ""), argv[i]);
+	}
+	return 0;
+}
+
+/*
+ * Load module file @path, module @mod, with parameters @args; a failure
+ * shows the kernel's messages that name @mod or contain @also. Return: 0,
+ * 1 after a failure, 2 for an unknown parameter (the load is taken back).
+ */
+static int insmod(const char *path, const char *mod, const char *args, const char *also)
+{
+	char log[4096], *unknown;
+	int fd, kmsg, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return load_error("%s: %s", path, strerror(errno));
+	kmsg = kmsg_open();
+	ret = syscall(SYS_finit_module, fd, args, 0) ? errno : 0;
+	close(fd);
+	kmsg_collect(kmsg, mod, also, log, sizeof(log));
+	if (ret) {
+		fprintf(stderr, "saakm: loading %s failed: %s\n%s", path,
+			ret == EEXIST ? "its module is loaded already (see 'saakm list')" :
+			strerror(ret), log);
+		return 1;
+	}
+	/*
+	 * The kernel loads a module whatever unknown parameters it is given,
+	 * and only logs them: take such a load back.
+	 */
+	unknown = strstr(log, "unknown parameter '");
+	if (unknown) {
+		unknown += strlen("unknown parameter '");
+		fprintf(stderr, "saakm: module %s has no parameter '%.*s' ", mod,
+			(int)strcspn(unknown, "'"), unknown);
+		print_params(mod);
+		syscall(SYS_delete_module, mod, O_NONBLOCK);
+		return 2;
+	}
+	return 0;
+}
+
 /* saakm load NAME [KEY=VALUE...] */
 int cmd_load(int argc, char **argv)
 {
 	struct find_arg fa = { 0 };
-	char args[4096] = "", mod[64], log[4096], *unknown;
-	int i, fd, kmsg, ret;
+	char args[4096], mod[64];
+	int ret;
 
 	if (argc < 2)
 		return cli_usage("load needs a policy name");
@@ -223,45 +284,100 @@ int cmd_load(int argc, char **argv)
 			SAAKM_SRC_DIR);
 		return 1;
 	}
-	for (i = 2; i < argc; i++) {
-		if (argv[i][0] == '=' || strpbrk(argv[i], " \t\n"))
-			return cli_usage("bad parameter '%s' (KEY=VALUE)", argv[i]);
-		if (strlen(args) + strlen(argv[i]) + 2 > sizeof(args))
-			return cli_usage("parameters too long");
-		strcat(strcat(args, *args ? " " : ""), argv[i]);
-	}
-
-	fd = open(fa.path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return load_error("%s: %s", fa.path, strerror(errno));
+	ret = join_params(argc, argv, 2, args, sizeof(args));
+	if (ret)
+		return ret;
 	snprintf(mod, sizeof(mod), "saakm_%s", fa.name);
-	kmsg = kmsg_open();
-	ret = syscall(SYS_finit_module, fd, args, 0) ? errno : 0;
-	close(fd);
-	kmsg_collect(kmsg, mod, fa.name, log, sizeof(log));
-	if (ret) {
-		fprintf(stderr, "saakm: loading %s failed: %s\n%s", fa.path,
-			ret == EEXIST ? "its module is loaded already (see 'saakm list')" :
-			strerror(ret), log);
-		return 1;
-	}
-	/*
-	 * The kernel loads a module whatever unknown parameters it is given,
-	 * and only logs them: take such a load back.
-	 */
-	unknown = strstr(log, "unknown parameter '");
-	if (unknown) {
-		unknown += strlen("unknown parameter '");
-		fprintf(stderr, "saakm: policy %s has no parameter '%.*s' ", fa.name,
-			(int)strcspn(unknown, "'"), unknown);
-		print_params(mod);
-		syscall(SYS_delete_module, mod, O_NONBLOCK);
-		return 2;
-	}
+	ret = insmod(fa.path, mod, args, fa.name);
+	if (ret)
+		return ret;
 	ret = saakm_policy_id(fa.name);
 	if (ret < 0)
 		return load_error("%s loaded, but no policy '%s' registered", mod, fa.name);
 	printf("loaded policy %s (id %d) from %s\n", fa.name, ret, fa.path);
+	return 0;
+}
+
+/* The module name of file @path: its base name less .ko, '-' read as '_'. */
+static int module_of_file(const char *path, char *mod, size_t len)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+	char *c;
+
+	if (n < 4 || strcmp(base + n - 3, ".ko") || n - 3 >= len)
+		return -1;
+	snprintf(mod, len, "%.*s", (int)(n - 3), base);
+	for (c = mod; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	return 0;
+}
+
+/* The policy of @list[0..n) with id @id, or NULL. */
+static const struct saakm_policy_info *policy_by_id(const struct saakm_policy_info *list,
+						    int n, int id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i].id == id)
+			return &list[i];
+	return NULL;
+}
+
+/* saakm upgrade [--keep-old] FILE.ko [KEY=VALUE...] */
+int cmd_upgrade(int argc, char **argv)
+{
+	struct saakm_policy_info before[MAX_POLICIES], after[MAX_POLICIES];
+	const struct saakm_policy_info *now = NULL, *old;
+	int i, nb, na, keep = 0, ret;
+	char args[4096], mod[64], sys[128];
+	const char *path;
+
+	if (argc > 1 && !strcmp(argv[1], "--keep-old")) {
+		keep = 1;
+		argv++;
+		argc--;
+	}
+	if (argc < 2)
+		return cli_usage("upgrade needs a module file");
+	path = argv[1];
+	if (module_of_file(path, mod, sizeof(mod)))
+		return cli_usage("'%s' is not a module file (NAME.ko)", path);
+	ret = join_params(argc, argv, 2, args, sizeof(args));
+	if (ret)
+		return ret;
+	nb = saakm_list(before, MAX_POLICIES);
+	if (nb < 0)
+		return cli_policy_error(NULL, nb);
+	snprintf(sys, sizeof(sys), "/sys/module/%s", mod);
+	if (!access(sys, F_OK))
+		return load_error("module %s is loaded already: an upgrade loads a new module", mod);
+
+	ret = insmod(path, mod, args, "saakm: upgrade of");
+	if (ret)
+		return ret;
+	na = saakm_list(after, MAX_POLICIES);
+	for (i = 0; i < na && !now; i++)
+		if (!strcmp(after[i].module, mod))
+			now = &after[i];
+	if (!now)
+		return load_error("%s loaded, but it runs no policy", mod);
+	old = policy_by_id(before, nb, now->id);
+	if (!old || !strcmp(old->module, mod)) {
+		printf("no policy %s was loaded: %s registered it (id %d)\n", now->name, mod, now->id);
+		return 0;
+	}
+	printf("upgraded policy %s (id %d, %d tasks) to generation %d: %s -> %s; every CPU stopped for %.1f us\n",
+	       now->name, now->id, now->tasks, now->generation, old->module, mod,
+	       now->upgrade_ns / 1000.0);
+	if (keep || !strcmp(old->module, "-"))
+		return 0;
+	if (syscall(SYS_delete_module, old->module, O_NONBLOCK))
+		return load_error("the old version's module %s stays loaded: %s", old->module,
+				  strerror(errno));
+	printf("unloaded the old version's module %s\n", old->module);
 	return 0;
 }
 

@@ -445,6 +445,41 @@ static int read_buffers(int id, struct convert_result *cr, uint64_t *dropped)
 	return ret ? ret : saakm_rec_fill_times(&cr->rec);
 }
 
+/* The live upgrades of policy @name so far, -1 if unknown. */
+static int generation_of(const char *name)
+{
+	struct saakm_policy_info pi;
+
+	return saakm_policy_get(name, &pi) ? -1 : pi.generation;
+}
+
+/*
+ * Say so if the kernel stopped recording policy @id before we did: it does
+ * at a live upgrade (the recording ends where the policy's code changed),
+ * an unload or an ejection.
+ */
+static void note_early_stop(const char *name, int id, int gen0)
+{
+	char buf[32] = "";
+	FILE *f = fopen(R.knob, "re");
+	int gen;
+
+	if (!f)
+		return;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	if (atoi(buf) == id)
+		return;
+	gen = generation_of(name);
+	if (gen >= 0 && gen0 >= 0 && gen != gen0)
+		fprintf(stderr, "saakm record: policy %s was upgraded live (generation %d): the recording stops at the upgrade, and replays against the old version's source\n",
+			name, gen);
+	else
+		fprintf(stderr, "saakm record: the kernel stopped recording %s before the command ended (unloaded or ejected): the recording stops there\n",
+			name);
+}
+
 /* Record, then write the file; the caller cleans up. Return: the exit status. */
 static int record(const struct record_opts *o, char **cmd)
 {
@@ -452,7 +487,7 @@ static int record(const struct record_opts *o, char **cmd)
 	struct saakm_rec_header h;
 	char name[SAAKM_NAME_LEN], mod[56] = "", params[512];
 	uint64_t dropped = 0;
-	int id, status, err;
+	int id, status, err, gen0;
 
 	id = saakm_policy_id(o->policy);
 	if (id < 0 || saakm_policy_name(id, name, sizeof(name))) {
@@ -474,7 +509,10 @@ static int record(const struct record_opts *o, char **cmd)
 		return 1;
 	fprintf(stderr, "saakm record: recording %s (id %d) with %ld KB of buffer per CPU%s\n", name, id,
 		o->kb, cmd ? "" : "; Ctrl-C stops");
+	gen0 = generation_of(name);
 	status = run_command(cmd, id, o->join, now_s());
+	if (!R.fake)
+		note_early_stop(name, id, gen0);
 	stop_recording();
 	R.converting = 1;
 	if (status < 0) {

@@ -216,6 +216,9 @@ static int policy_from_record(const struct saakm_record *rec, struct saakm_polic
 	pi->timeout_ms = rec_int(rec, "timeout_ms", -1);
 	pi->unprivileged = rec_int(rec, "unprivileged", -1);
 	snprintf(pi->module, sizeof(pi->module), "%s", saakm_record_get(rec, "module") ?: "");
+	pi->generation = rec_int(rec, "generation", -1);
+	if (saakm_record_num(rec, "upgrade_ns", &pi->upgrade_ns))
+		pi->upgrade_ns = -1;
 	return 0;
 }
 

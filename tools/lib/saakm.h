@@ -68,6 +68,8 @@ struct saakm_policy_info {
 	int timeout_ms;			/* -1: not in the file */
 	int unprivileged;		/* 0 or 1; -1: not in the file */
 	char module[64];		/* its module, "-" if built in; "" if not in the file */
+	int generation;			/* live upgrades so far; -1: not in the file */
+	long long upgrade_ns;		/* the last one's stop of all CPUs; -1: not in the file */
 };
 
 /*

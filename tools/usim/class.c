@@ -77,6 +77,7 @@ struct trec {
 static struct {
 	struct uc_opts o;
 	struct saakm_policy *pol;
+	int module;		/* the module object that runs it (usim_load_module()) */
 	struct uc_cpu cpus[USIM_MAX_CPUS];
 	struct uc_task tasks[UC_MAX_TASKS];
 	char failure[512];
@@ -1446,6 +1447,30 @@ int uc_advance(unsigned long long ns)
 	return done();
 }
 
+int uc_upgrade(int module)
+{
+	int ret;
+
+	begin_op();
+	if (C.failed)
+		return refuse("upgrade: " FAILED_ALREADY, C.failure);
+	trace_notable("upgrade: load module %d", module);
+	ret = usim_load_module(module);
+	if (!ret)
+		C.module = module;
+	return done() ? -1 : ret;
+}
+
+int uc_unload_module(int module)
+{
+	begin_op();
+	if (C.failed)
+		return refuse("unload of module %d: " FAILED_ALREADY, module, C.failure);
+	trace_notable("unload module %d", module);
+	usim_unload_module(module);
+	return done();
+}
+
 int uc_unload(void)
 {
 	int pid, cpu;
@@ -1467,7 +1492,7 @@ int uc_unload(void)
 	for (pid = 0; pid < C.nr_pids; pid++)
 		if (C.tasks[pid].alive)
 			INIT_LIST_HEAD(&C.tasks[pid].p->saakm.core_node);
-	usim_unload();
+	usim_unload_module(C.module);
 	C.pol = NULL;
 	C.kick_pending = false;	/* kicks of a policy gone: the kernel drops them too */
 	for (pid = 0; pid < C.nr_pids && !C.failed; pid++) {

@@ -44,6 +44,9 @@ struct saakm_policy {
 	int id;
 	int slot;
 	bool failed;			/* an error was reported: the kernel would eject */
+	struct module *owner;		/* the module object that registered it */
+	struct saakm_policy *live;	/* a husk: the policy a newer version took over */
+	unsigned int generation;	/* live upgrades so far */
 	struct list_head tasks;		/* attached tasks, by saakm.policy_node */
 	struct usim_pcpu pcpu[USIM_MAX_CPUS];
 	unsigned long long events[SAAKM_NR_EVENTS];
@@ -504,10 +507,19 @@ void usim_set_now_ns(unsigned long long ns)
 
 /* Module, parameters. */
 
-static struct {
+/*
+ * The module objects linked in, by source file (the shim's module_init()
+ * and module_exit() pass __BASE_FILE__): usually one, two for a test of a
+ * policy's live upgrade between versions.
+ */
+#define USIM_MAX_MODULES	4
+
+static struct usim_module {
+	const char *file;
 	int (*init)(void);
 	void (*exit)(void);
-} module;
+} modules[USIM_MAX_MODULES];
+static int nr_modules;
 
 struct usim_param {
 	const char *name;
@@ -518,12 +530,23 @@ struct usim_param {
 static struct usim_param params[64];
 static int nr_params;
 
-void usim_register_module(int (*init)(void), void (*exit)(void))
+void usim_register_module(const char *file, int (*init)(void), void (*exit)(void))
 {
+	int i;
+
+	for (i = 0; i < nr_modules && strcmp(modules[i].file, file); i++)
+		;
+	if (i == nr_modules) {
+		if (nr_modules == USIM_MAX_MODULES) {
+			fprintf(stderr, "usim: more than %d modules linked in\n", USIM_MAX_MODULES);
+			abort();
+		}
+		modules[nr_modules++].file = file;
+	}
 	if (init)
-		module.init = init;
+		modules[i].init = init;
 	if (exit)
-		module.exit = exit;
+		modules[i].exit = exit;
 }
 
 void usim_register_param(const char *name, void *addr, enum usim_param_type type)
@@ -823,6 +846,13 @@ int usim_set_params(const char *text)
 			usim_error(NULL, "module parameter %s: no such parameter", tok);
 			return -EINVAL;
 		}
+		/*
+		 * A status parameter (a .get, no .set) is in a recording's
+		 * parameters as sysfs showed it; nothing ever sets it.
+		 */
+		if (params[i].type == usim_param_type_cb &&
+		    !((const struct kernel_param *)params[i].addr)->ops->set)
+			continue;
 		ret = param_set(&params[i], val);
 		if (ret) {
 			usim_error(NULL, "module parameter %s: bad value '%s'", tok, val);
@@ -1320,18 +1350,131 @@ unsigned int saakm_nice_weight(int nice)
 
 /* Policies. */
 
+/* Old versions whose module has not unregistered yet (usim_upgrade()). */
+static LIST_HEAD(husks);
+struct usim_husk {
+	struct list_head node;
+	struct saakm_policy pol;
+};
+
+/* READY tasks in a runqueue the new version did not adopt: its unblock_place(). */
+static void upgrade_place_left_behind(struct saakm_policy *pol)
+{
+	struct task_struct *p;
+
+	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
+		struct saakm_rq *q = p->saakm.queue;
+		int cpu = task_cpu(p);
+
+		if (!q || q->adopt_gen == saakm_rq_gen)
+			continue;
+		usim_force_state(p, SAAKM_MIGRATING);
+		usim_call(pol, SAAKM_EV_UNBLOCK_PLACE, cpu, p, cpu);
+		if (!is_ready(p->saakm.state))
+			usim_error(pol, "policy %s: callback: unblock_place left task %d in state %s",
+				   pol->ops.name, p->pid, usim_state_name(p->saakm.state));
+	}
+}
+
+/*
+ * The kernel's live upgrade (saakm_upgrade.c), in one step: the new
+ * version's init() on a handle of its own, the old version's
+ * upgrade_export(), the ops change hands, the new upgrade_import() (which
+ * may adopt runqueues), core_entry(), READY tasks left behind placed, and
+ * the old version's exit() on its handle, kept as a tombstone. A refusal
+ * gives the policy back untouched. Return: 0 or the refusing errno.
+ */
+static int usim_upgrade(struct saakm_policy *pol, const struct saakm_ops *ops, void *priv,
+			struct module *owner)
+{
+	struct saakm_upgrade up = { .version = pol->ops.version };
+	struct usim_husk *husk;
+	unsigned int ready = 0;
+	int cpu, ret;
+
+	if (pol->failed)
+		return -EBUSY;
+	husk = calloc(1, sizeof(*husk));
+	if (!husk)
+		return -ENOMEM;
+	/* @husk is the new version's handle until the swap */
+	husk->pol.ops = *ops;
+	husk->pol.priv = priv;
+	husk->pol.owner = owner;
+	husk->pol.id = pol->id;
+	INIT_LIST_HEAD(&husk->pol.tasks);
+	if (ops->init) {
+		ret = ops->init(&husk->pol);
+		if (ret)
+			goto out_free;
+	}
+	if (pol->ops.upgrade_export) {
+		ret = pol->ops.upgrade_export(pol, &up);
+		if (ret)
+			goto out_exit;
+	}
+	husk->pol.ops = pol->ops;
+	husk->pol.priv = pol->priv;
+	husk->pol.owner = pol->owner;
+	pol->ops = *ops;
+	pol->priv = priv;
+	pol->owner = owner;
+	saakm_rq_gen++;
+	saakm_rq_adopted = 0;
+	saakm_rq_importing = true;
+	ret = pol->ops.upgrade_import(pol, &up);
+	saakm_rq_importing = false;
+	if (ret && !saakm_rq_adopted) {
+		pol->ops = husk->pol.ops;
+		pol->priv = husk->pol.priv;
+		pol->owner = husk->pol.owner;
+		husk->pol.ops = *ops;
+		husk->pol.priv = priv;
+		husk->pol.owner = owner;
+		goto out_exit;
+	}
+	if (ret)
+		usim_error(pol, "policy %s: upgrade_import() failed (%d) after adopting %u tasks",
+			   pol->ops.name, ret, saakm_rq_adopted);
+	for_each_online_cpu(cpu)
+		if (pol->pcpu[cpu].entered)
+			usim_call(pol, SAAKM_EV_CORE_ENTRY, cpu, NULL, -1);
+	for_each_possible_cpu(cpu)
+		ready += pol->pcpu[cpu].nr_ready;
+	if (saakm_rq_adopted != ready)
+		upgrade_place_left_behind(pol);
+	pol->generation++;
+	husk->pol.live = pol;
+	if (husk->pol.ops.exit)
+		husk->pol.ops.exit(&husk->pol);
+	list_add(&husk->node, &husks);
+	return 0;
+
+out_exit:
+	if (husk->pol.ops.exit)
+		husk->pol.ops.exit(&husk->pol);
+out_free:
+	free(husk);
+	return ret;
+}
+
 struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
 					     struct module *owner)
 {
 	struct saakm_policy *pol;
 	int slot, cpu, ret;
 
-	(void)owner;
 	if (!saakm_ops_valid(ops))
 		return ERR_PTR(-EINVAL);
-	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++)
-		if (W.slots[slot] && !strcmp(W.slots[slot]->ops.name, ops->name))
+	for (slot = 0; slot < SAAKM_MAX_POLICIES; slot++) {
+		pol = W.slots[slot];
+		if (!pol || strcmp(pol->ops.name, ops->name))
+			continue;
+		if (!ops->upgrade)
 			return ERR_PTR(-EEXIST);
+		ret = usim_upgrade(pol, ops, priv, owner);
+		return ret ? ERR_PTR(ret) : pol;
+	}
 	for (slot = 0; slot < SAAKM_MAX_POLICIES && W.slots[slot]; slot++)
 		;
 	if (slot == SAAKM_MAX_POLICIES)
@@ -1341,6 +1484,7 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
 		return ERR_PTR(-ENOMEM);
 	pol->ops = *ops;
 	pol->priv = priv;
+	pol->owner = owner;
 	INIT_LIST_HEAD(&pol->tasks);
 	if (pol->ops.init) {
 		ret = pol->ops.init(pol);
@@ -1364,10 +1508,24 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
  * TERMINATED already) and free_metadata; then core_exit on every online
  * CPU, then exit.
  */
-void saakm_unregister_policy(struct saakm_policy *pol)
+void __saakm_unregister_policy(struct saakm_policy *pol, struct module *owner)
 {
+	struct usim_husk *husk;
 	int cpu;
 
+	/* a version a newer one replaced, which exited then: nothing is left */
+	list_for_each_entry(husk, &husks, node) {
+		if (husk->pol.live == pol && husk->pol.owner == owner) {
+			list_del(&husk->node);
+			free(husk);
+			return;
+		}
+	}
+	if (pol->owner != owner) {
+		usim_error(pol, "policy %s: unregistered by a module that does not run it",
+			   pol->ops.name);
+		return;
+	}
 	while (!list_empty(&pol->tasks)) {
 		struct task_struct *p = list_first_entry(&pol->tasks, struct task_struct,
 							 saakm.policy_node);
@@ -1681,19 +1839,39 @@ int usim_setup(int nr_cpus, const struct usim_hooks *hooks)
 	return 0;
 }
 
-int usim_load(void)
+int usim_load_module(int n)
 {
-	if (!module.init) {
-		usim_error(NULL, "usim_load: the policy has no module_init()");
+	if (n < 0 || n >= nr_modules || !modules[n].init) {
+		usim_error(NULL, "usim_load_module: no module %d with a module_init()", n);
 		return -ENOENT;
 	}
-	return module.init();
+	return modules[n].init();
+}
+
+void usim_unload_module(int n)
+{
+	if (n >= 0 && n < nr_modules && modules[n].exit)
+		modules[n].exit();
+}
+
+int usim_nr_modules(void)
+{
+	return nr_modules;
+}
+
+unsigned int usim_policy_generation(const struct saakm_policy *pol)
+{
+	return pol->generation;
+}
+
+int usim_load(void)
+{
+	return usim_load_module(0);
 }
 
 void usim_unload(void)
 {
-	if (module.exit)
-		module.exit();
+	usim_unload_module(0);
 }
 
 /* The callback context, for drivers that switch between callbacks (usim.h). */

@@ -109,6 +109,14 @@ int usim_load(void);
 /* module_exit. Tasks still attached are not drained: drivers that model
  * unload terminate them first (usim_class does, like saakm_drain()). */
 void usim_unload(void);
+/* The same for the n-th module object linked in (0: usim_load()'s), in
+ * link order: a test of a live upgrade links two versions of a policy and
+ * loads the second, which takes the policy over as in the kernel. */
+int usim_load_module(int n);
+void usim_unload_module(int n);
+int usim_nr_modules(void);
+/* Live upgrades of @pol so far. */
+unsigned int usim_policy_generation(const struct saakm_policy *pol);
 
 /* A registered policy by name, NULL name: the first registered; or NULL. */
 struct saakm_policy *usim_policy(const char *name);

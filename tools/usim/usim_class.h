@@ -122,6 +122,12 @@ int uc_advance(unsigned long long ns);
  * Then checks that nothing is left: no task attached, no memory held
  * (kmalloc/alloc_percpu), no hrtimer armed. */
 int uc_unload(void);
+/* Live upgrade: load the @module-th module object linked in (usim.h), a
+ * new version that takes the policy over. 0, or the errno that refused it
+ * (the old version then runs on). uc_unload() then unloads that module;
+ * uc_unload_module() unloads the old one, which only calls its exit(). */
+int uc_upgrade(int module);
+int uc_unload_module(int module);
 
 /* Queries. */
 int uc_curr(int cpu);			/* pid running on @cpu, -1 idle */

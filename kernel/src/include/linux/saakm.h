@@ -57,6 +57,17 @@
  *    state without that CPU's lock through saakm_read_cpu(), so that
  *    replay serves recorded values.
  *
+ * Live upgrade: a module whose ops set @upgrade, registering the name of a
+ * loaded policy, replaces it without a task leaving it. The class calls the
+ * new version's init(), stops every CPU (stop_machine()), lets the old
+ * version describe its state (upgrade_export()) and the new one take it
+ * over (upgrade_import(), which adopts the old runqueues), and resumes
+ * with the new callbacks: same policy, id, tasks and per-task data. Then
+ * the old version's exit() runs, on a handle of its own whose saakm_priv()
+ * is its priv, and its module's saakm_unregister_policy() later does
+ * nothing else. If either version refuses, the old one goes on untouched
+ * and the new module's load fails.
+ *
  * Event order for one task: new_prepare -> new_place -> (schedule ->
  * [tick | preempt]* -> (block -> unblock_prepare -> unblock_place | yield)
  * )* -> terminate -> free_metadata.
@@ -118,6 +129,8 @@ typedef bool (*saakm_less_fn)(struct task_struct *a, struct task_struct *b);
  * @cpu: CPU this runqueue serves, or -1 for a shared one
  * @list: queued tasks for FIFO and LIST
  * @root: queued tasks for RBTREE
+ * @adopt_gen: the class's count of upgrades when this runqueue last
+ *	adopted another (saakm_rq_adopt(); class-private)
  *
  * Protected by rq(@cpu)'s lock for a per-CPU runqueue; a shared runqueue
  * (@cpu == -1) must be protected by a lock of the policy's.
@@ -129,6 +142,20 @@ struct saakm_rq {
 	int			cpu;
 	struct list_head	list;
 	struct rb_root_cached	root;
+	unsigned int		adopt_gen;
+};
+
+/**
+ * struct saakm_upgrade - what a policy's old version hands to its new one
+ * @version: the old version's &saakm_ops.version: the format of @state and
+ *	of the per-task data (saakm_task_data())
+ * @state: what the old version's upgrade_export() left here, or NULL
+ *
+ * See "Live upgrade" in the comment at the top of this file.
+ */
+struct saakm_upgrade {
+	unsigned int	version;
+	void		*state;
 };
 
 /*
@@ -417,7 +444,8 @@ struct saakm_ops {
 	 *
 	 * Called when a CPU goes offline, after every task left it, and for
 	 * every CPU at unregistration, after the last other callback and
-	 * before @exit.
+	 * before @exit. Not for a version an upgrade replaces: its CPUs pass
+	 * to the new version, which gets core_entry() for each.
 	 *
 	 * Context: rq(@cpu) locked.
 	 */
@@ -429,7 +457,9 @@ struct saakm_ops {
 	 * @init: set up the instance
 	 * @pol: the policy instance
 	 *
-	 * Called before any other callback.
+	 * Called before any other callback. In an upgrade, @pol is a handle of
+	 * the new version's own (saakm_priv() gives its priv), not yet the
+	 * live policy, which saakm_register_policy() returns.
 	 *
 	 * Context: process context, may sleep.
 	 *
@@ -441,7 +471,9 @@ struct saakm_ops {
 	 * @exit: tear the instance down
 	 * @pol: the policy instance
 	 *
-	 * Called after the last callback.
+	 * Called after the last callback. After an upgrade the old version's
+	 * exit() runs at once, on a handle of its own: stop your timers and
+	 * free what the new version did not take over.
 	 *
 	 * Context: process context, may sleep.
 	 */
@@ -493,6 +525,51 @@ struct saakm_ops {
 	void (*setparam_attr)(struct saakm_policy *pol, struct task_struct *p,
 			      const struct saakm_attr *attr);
 
+	/* Live upgrade. */
+
+	/**
+	 * @upgrade_export: hand this version's state to a new version
+	 * @pol: the policy instance, about to be upgraded
+	 * @up: set @up->state to what the new version needs: pointers to
+	 *	your runqueues and global state (@up->version is set already)
+	 *
+	 * Describe your state; do not tear it down: if the new version then
+	 * refuses it, this version goes on as if nothing happened. If the
+	 * upgrade goes through, @exit follows, for what is left to stop and
+	 * free. A saakm_policy_error() here ejects the policy, as anywhere.
+	 *
+	 * Default: nothing to hand over (@up->state stays NULL).
+	 *
+	 * Context: every CPU stopped (stop_machine()), interrupts off, no
+	 * callback of the policy running anywhere; must not sleep.
+	 *
+	 * Return: 0, or a negative errno, which refuses the upgrade.
+	 */
+	int (*upgrade_export)(struct saakm_policy *pol, struct saakm_upgrade *up);
+
+	/**
+	 * @upgrade_import: take over a running policy from its old version
+	 * @pol: the policy instance, which this version now owns: its id,
+	 *	its tasks and their per-task data (in the old format)
+	 * @up: what the old version exported
+	 *
+	 * Check @up->version first, and refuse a format you cannot read with
+	 * -EPROTO before changing anything: the old version then stays in
+	 * charge. Copy what you need of @up->state (the old version's exit()
+	 * follows), and move the old version's READY tasks into your
+	 * runqueues with saakm_rq_adopt(). core_entry() follows for every CPU
+	 * that is up, then a READY task you left behind is given to your
+	 * unblock_place(). Required for @upgrade.
+	 *
+	 * Context: as @upgrade_export; GFP_ATOMIC allocations only.
+	 *
+	 * Return: 0, or a negative errno, which refuses the upgrade and is
+	 * what the new module's load fails with. Once you adopted a task,
+	 * an error can no longer give the policy back: it is ejected, and
+	 * the load succeeds.
+	 */
+	int (*upgrade_import)(struct saakm_policy *pol, const struct saakm_upgrade *up);
+
 	/* Settings, copied at registration. */
 
 	/** @name: unique, at most SAAKM_NAME_LEN - 1 characters */
@@ -515,11 +592,23 @@ struct saakm_ops {
 
 	/** @unprivileged: users without CAP_SYS_NICE may move their tasks here */
 	bool unprivileged;
+
+	/**
+	 * @upgrade: if a policy of this @name is registered, replace it
+	 * live (see "Live upgrade" above) instead of failing with -EEXIST
+	 */
+	bool upgrade;
+
+	/**
+	 * @version: format of this version's exported state and per-task
+	 * data, handed to the next version's upgrade_import() (0: none)
+	 */
+	unsigned int version;
 };
 
 struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
 					     struct module *owner);
-void saakm_unregister_policy(struct saakm_policy *pol);
+void __saakm_unregister_policy(struct saakm_policy *pol, struct module *owner);
 int saakm_policy_id(const struct saakm_policy *pol);
 void *saakm_priv(const struct saakm_policy *pol);
 
@@ -533,11 +622,32 @@ void *saakm_priv(const struct saakm_policy *pol);
  * policies with work on a CPU, the one registered in the lowest free slot
  * runs first: registration order, unless an unload freed a lower slot.
  *
+ * With @ops->upgrade set and a policy of that name registered, replaces it
+ * instead (see "Live upgrade" above) and returns it: the same policy, id
+ * and tasks, now run by @ops.
+ *
  * Return: the policy, or an ERR_PTR(): -EEXIST for a name in use, -EINVAL
  * for a missing mandatory callback, -ENOSPC with %SAAKM_MAX_POLICIES
- * loaded, -ENOMEM, or what @ops->init returned.
+ * loaded, -ENOMEM, or what @ops->init returned. An upgrade also fails with
+ * -EBUSY for a policy ejected or going away, and with what either
+ * version's upgrade callback returned; the kernel log says which.
  */
 #define saakm_register_policy(ops, priv) __saakm_register_policy(ops, priv, THIS_MODULE)
+
+/**
+ * saakm_unregister_policy - remove a policy, moving its tasks to SCHED_NORMAL
+ * @pol: a policy saakm_register_policy() returned; freed on return
+ *
+ * Call from module exit. No task is lost: each one is switched back to
+ * SCHED_NORMAL, keeping its nice value. An ejected policy stays bypassed
+ * while its tasks leave. Returns once no CPU can be running the policy's
+ * code any more, and no ejection work of it is pending. In a module whose
+ * policy a newer version replaced, it does nothing: the policy goes on
+ * under the new version, and this one's @exit ran at the upgrade.
+ *
+ * Context: process context, may sleep.
+ */
+#define saakm_unregister_policy(pol) __saakm_unregister_policy(pol, THIS_MODULE)
 
 void saakm_change_state(struct task_struct *p, enum saakm_task_state state,
 			int cpu, struct saakm_rq *rq);
@@ -546,6 +656,7 @@ void saakm_rq_init(struct saakm_rq *rq, enum saakm_rq_kind kind,
 		   saakm_less_fn less, int cpu);
 struct task_struct *saakm_rq_first(struct saakm_rq *rq);
 struct task_struct *saakm_rq_next(struct saakm_rq *rq, struct task_struct *p);
+unsigned int saakm_rq_adopt(struct saakm_rq *rq, struct saakm_rq *old);
 
 /**
  * saakm_rq_len - number of tasks in a runqueue

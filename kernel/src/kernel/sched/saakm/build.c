@@ -23,6 +23,7 @@
 #include "saakm_server.c"
 #include "saakm_safety.c"
 #include "saakm_lib.c"
+#include "saakm_upgrade.c"
 #include "saakm_policy.c"
 #include "saakm.c"
 #include "saakm_stats.c"

@@ -66,6 +66,7 @@
  *                       events; picking, kicks, balancing, hotplug
  *   4  saakm_policy.c   registration, joining and leaving, fork and
  *                       sched_setattr, core_entry/core_exit
+ *      saakm_upgrade.c  live upgrade: a new version takes a policy over
  *   3  saakm_safety.c   the stall watchdog and tick check; running an
  *                       ejected policy's tasks (saakm_bypass_pick())
  *      saakm_server.c   the deadline server: a share under RT/DL load
@@ -149,21 +150,6 @@ static struct task_struct *saakm_server_pick(struct sched_dl_entity *dl_se)
 	return pick_task_saakm(dl_se->rq);
 }
 
-/*
- * A policy placed @p (new_place/unblock_place): it must now be READY on
- * this CPU. If the policy forgot, park the task on the preempted list so it
- * still runs, and report the bug.
- */
-static void check_placed(struct rq *rq, struct task_struct *p, enum saakm_event ev)
-{
-	if (likely(p->saakm.state == saakm_left_state(ev)))
-		return;
-	saakm_eject(p->saakm.policy, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE,
-		    saakm_event_name(ev), p->pid, saakm_state_name(p->saakm.state));
-	saakm_force_state(p, SAAKM_RUNNING);
-	saakm_park(p, cpu_of(rq), true);
-}
-
 static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 {
 	struct saakm_policy *pol = p->saakm.policy;
@@ -187,7 +173,7 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 	switch (p->saakm.state) {
 	case SAAKM_NOT_QUEUED:
 		saakm_call(pol, cpu, p, new_place, p, cpu);
-		check_placed(rq, p, SAAKM_EV_NEW_PLACE);
+		saakm_check_placed(p, cpu, SAAKM_EV_NEW_PLACE);
 		break;
 	case SAAKM_BLOCKED:
 	case SAAKM_MIGRATING:
@@ -197,7 +183,7 @@ static void enqueue_task_saakm(struct rq *rq, struct task_struct *p, int flags)
 		else if (static_branch_likely(&saakm_wake_stats_key))
 			p->saakm.woken_at = rq_clock(rq);
 		saakm_call(pol, cpu, p, unblock_place, p, cpu);
-		check_placed(rq, p, SAAKM_EV_UNBLOCK_PLACE);
+		saakm_check_placed(p, cpu, SAAKM_EV_UNBLOCK_PLACE);
 		break;
 	default:
 		/* ENQUEUE_RESTORE: still where the policy left it. */
@@ -619,7 +605,7 @@ static bool saakm_pull_one(struct rq *src, struct rq *dst, struct saakm_policy *
 		return true;
 	case SAAKM_PULL_GIVE_BACK:
 		saakm_call(pol, src_cpu, p, unblock_place, p, src_cpu);
-		check_placed(src, p, SAAKM_EV_UNBLOCK_PLACE);
+		saakm_check_placed(p, src_cpu, SAAKM_EV_UNBLOCK_PLACE);
 		return false;
 	case SAAKM_PULL_BAD:
 		break;

@@ -67,6 +67,9 @@ struct saakm_policy {
 	atomic_t		nr_bad_transitions;
 	struct irq_work		eject_irq_work;	/* saakm_safety.c */
 	struct work_struct	eject_work;
+	unsigned int		generation;	/* upgrades so far (saakm_upgrade.c) */
+	u64			upgrade_ns;	/* the last upgrade's stop of every CPU */
+	struct saakm_policy	*live;		/* replaced: the policy it went on as */
 	bool			reason_set;	/* @kind and @reason are complete */
 	enum saakm_eject_kind	kind;
 	char			reason[128];

@@ -21,7 +21,8 @@
  *
  * The mandatory callbacks are set, balancing has a balance_pick() to take
  * tasks with (and a period if the class is to call balancing_select()),
- * and the name fits.
+ * the name fits, and a table that upgrades a loaded policy can import its
+ * state.
  *
  * Return: true if @ops may register.
  */
@@ -33,6 +34,8 @@ bool saakm_ops_valid(const struct saakm_ops *ops)
 	if ((ops->newly_idle || ops->balancing_select) && !ops->balance_pick)
 		return false;
 	if (ops->balancing_select && !ops->balance_ms)
+		return false;
+	if (ops->upgrade && !ops->upgrade_import)
 		return false;
 	return ops->name[0] && strnlen(ops->name, SAAKM_NAME_LEN) < SAAKM_NAME_LEN;
 }

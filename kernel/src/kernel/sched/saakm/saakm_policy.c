@@ -22,6 +22,7 @@
 #include "saakm_policy.h"
 #include "saakm_safety.h"
 #include "saakm_state.h"
+#include "saakm_upgrade.h"
 
 LIST_HEAD(saakm_policies);
 struct saakm_policy __rcu *saakm_slots[SAAKM_MAX_POLICIES];
@@ -411,14 +412,15 @@ static void saakm_bracket_all(struct saakm_policy *pol, bool entry)
 	}
 }
 
-static bool name_in_use(const char *name)
+/* The registered policy named @name, or NULL; saakm_mutex held. */
+static struct saakm_policy *saakm_find_name(const char *name)
 {
 	struct saakm_policy *pol;
 
 	list_for_each_entry(pol, &saakm_policies, list)
 		if (!strcmp(pol->ops.name, name))
-			return true;
-	return false;
+			return pol;
+	return NULL;
 }
 
 static bool wants_balancing(struct saakm_policy *pol)
@@ -429,6 +431,23 @@ static bool wants_balancing(struct saakm_policy *pol)
 static bool wants_idle(struct saakm_policy *pol)
 {
 	return pol->ops.enter_idle || pol->ops.exit_idle;
+}
+
+/* Count @pol's callbacks in the keys that enable them; cpus_read_lock(). */
+static void saakm_keys_get(struct saakm_policy *pol)
+{
+	if (wants_balancing(pol))
+		static_branch_inc_cpuslocked(&saakm_balance_key);
+	if (wants_idle(pol))
+		static_branch_inc_cpuslocked(&saakm_idle_key);
+}
+
+static void saakm_keys_put(struct saakm_policy *pol)
+{
+	if (wants_balancing(pol))
+		static_branch_dec_cpuslocked(&saakm_balance_key);
+	if (wants_idle(pol))
+		static_branch_dec_cpuslocked(&saakm_idle_key);
 }
 
 static struct saakm_policy *saakm_policy_alloc(const struct saakm_ops *ops, void *priv,
@@ -486,7 +505,7 @@ static int saakm_enable(struct saakm_policy *pol)
 {
 	int ret;
 
-	if (name_in_use(pol->ops.name))
+	if (saakm_find_name(pol->ops.name))
 		return -EEXIST;
 	if (saakm_slots_used == U64_MAX)
 		return -ENOSPC;
@@ -507,12 +526,44 @@ static int saakm_enable(struct saakm_policy *pol)
 	if (!static_key_enabled(&saakm_active_key))
 		WRITE_ONCE(saakm_idle_epoch, saakm_idle_epoch + 1);
 	static_branch_inc_cpuslocked(&saakm_active_key);
-	if (wants_balancing(pol))
-		static_branch_inc_cpuslocked(&saakm_balance_key);
-	if (wants_idle(pol))
-		static_branch_inc_cpuslocked(&saakm_idle_key);
+	saakm_keys_get(pol);
 	cpus_read_unlock();
 	return 0;
+}
+
+/*
+ * Under saakm_mutex: the new version @next takes over @live. Its init()
+ * and, if the upgrade is refused, its exit() get @next, whose saakm_priv()
+ * is the new version's and whose id is the live one's. The keys of @next's
+ * callbacks are taken first; after the upgrade @next holds the version
+ * that does not run, whichever that is, and its keys are dropped.
+ */
+static int saakm_replace(struct saakm_policy *live, struct saakm_policy *next)
+{
+	int ret;
+
+	if (READ_ONCE(live->state) != SAAKM_POLICY_ENABLED) {
+		pr_err("saakm: upgrade of %s refused: the policy is ejected or going away\n",
+		       live->ops.name);
+		return -EBUSY;
+	}
+	next->id = live->id;
+	if (next->ops.init) {
+		ret = next->ops.init(next);
+		if (ret)
+			return ret;
+	}
+	cpus_read_lock();
+	saakm_keys_get(next);
+	ret = saakm_upgrade(live, next);
+	saakm_keys_put(next);
+	cpus_read_unlock();
+	if (ret && next->ops.exit)
+		next->ops.exit(next);
+	/* a built-in old version leaves no tombstone */
+	if (!ret && !next->owner)
+		saakm_policy_free(next);
+	return ret;
 }
 
 /**
@@ -524,16 +575,18 @@ static int saakm_enable(struct saakm_policy *pol)
  * The policy takes the lowest free slot: among policies with work on a
  * CPU, the one in the lowest slot runs. Without unloads that is
  * registration order; a slot freed by an unload is taken by the next
- * registration.
+ * registration. With @ops->upgrade and a policy of that name registered,
+ * @ops take that policy over instead, slot and all.
  *
  * Context: process context, may sleep.
- * Return: the new policy, or ERR_PTR(-EINVAL, -EEXIST, -ENOSPC, -ENOMEM,
- * or the error returned by @ops->init).
+ * Return: the new or upgraded policy, or ERR_PTR(-EINVAL, -EEXIST, -ENOSPC,
+ * -ENOMEM, -EBUSY, or the error returned by @ops->init or an upgrade
+ * callback).
  */
 struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *priv,
 					     struct module *owner)
 {
-	struct saakm_policy *pol;
+	struct saakm_policy *pol, *live;
 	int ret;
 
 	if (!saakm_ops_valid(ops))
@@ -543,12 +596,16 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
 		return ERR_PTR(-ENOMEM);
 
 	mutex_lock(&saakm_mutex);
-	ret = saakm_enable(pol);
+	live = ops->upgrade ? saakm_find_name(ops->name) : NULL;
+	ret = live ? saakm_replace(live, pol) : saakm_enable(pol);
 	mutex_unlock(&saakm_mutex);
 	if (ret) {
 		saakm_policy_free(pol);
 		return ERR_PTR(ret);
 	}
+	/* after an upgrade, @pol held the old version: see saakm_replace() */
+	if (live)
+		return live;
 	saakm_watchdog_kick();
 	pr_info("saakm: policy %s registered with id %d\n", pol->ops.name, pol->id);
 	return pol;
@@ -556,21 +613,27 @@ struct saakm_policy *__saakm_register_policy(const struct saakm_ops *ops, void *
 EXPORT_SYMBOL_GPL(__saakm_register_policy);
 
 /**
- * saakm_unregister_policy - remove a policy, moving its tasks to SCHED_NORMAL
- * @pol: a policy saakm_register_policy() returned; freed on return
- *
- * Call from module exit. No task is lost: each one is switched back to
- * SCHED_NORMAL, keeping its nice value. An ejected policy stays bypassed
- * while its tasks leave. Returns once no CPU can be running the policy's
- * code any more, and no ejection work of it is pending.
+ * __saakm_unregister_policy - remove a policy (use saakm_unregister_policy())
+ * @pol: a policy __saakm_register_policy() returned to @owner
+ * @owner: the module unregistering it
  *
  * Context: process context, may sleep.
  */
-void saakm_unregister_policy(struct saakm_policy *pol)
+void __saakm_unregister_policy(struct saakm_policy *pol, struct module *owner)
 {
-	int slot = pol->slot;
+	struct saakm_policy *husk;
+	int slot;
 
 	mutex_lock(&saakm_mutex);
+	/* A newer version took the policy over, and this one has exited. */
+	husk = saakm_husk_take(pol, owner);
+	if (husk || WARN_ON_ONCE(pol->owner != owner)) {
+		mutex_unlock(&saakm_mutex);
+		if (husk)
+			saakm_policy_free(husk);
+		return;
+	}
+	slot = pol->slot;
 	raw_spin_lock_irq(&pol->lock);
 	cmpxchg(&pol->state, SAAKM_POLICY_ENABLED, SAAKM_POLICY_DISABLING);
 	raw_spin_unlock_irq(&pol->lock);
@@ -580,10 +643,7 @@ void saakm_unregister_policy(struct saakm_policy *pol)
 	cpus_read_lock();
 	list_del_rcu(&pol->list);
 	RCU_INIT_POINTER(saakm_slots[slot], NULL);
-	if (wants_balancing(pol))
-		static_branch_dec_cpuslocked(&saakm_balance_key);
-	if (wants_idle(pol))
-		static_branch_dec_cpuslocked(&saakm_idle_key);
+	saakm_keys_put(pol);
 	static_branch_dec_cpuslocked(&saakm_active_key);
 	/* No callback is still running once the grace period is over. */
 	synchronize_rcu();
@@ -606,7 +666,7 @@ void saakm_unregister_policy(struct saakm_policy *pol)
 	saakm_slots_used &= ~BIT_ULL(slot);
 	mutex_unlock(&saakm_mutex);
 }
-EXPORT_SYMBOL_GPL(saakm_unregister_policy);
+EXPORT_SYMBOL_GPL(__saakm_unregister_policy);
 
 /**
  * saakm_policy_id - the id tasks use to join a policy

@@ -2,10 +2,10 @@
 /*
  * SaaKM runqueues: FIFO, ordered list and rbtree (enum saakm_rq_kind).
  *
- * saakm_change_state() (saakm_policy.c) is the only caller of
- * saakm_rq_insert() and saakm_rq_remove(), so a task is in a runqueue
- * exactly while it is READY. The callers hold the lock that protects the
- * runqueue.
+ * saakm_change_state() (saakm_state.c) and, in a live upgrade,
+ * saakm_rq_adopt() are the only callers of saakm_rq_insert() and
+ * saakm_rq_remove(), so a task is in a runqueue exactly while it is READY.
+ * The callers hold the lock that protects the runqueue.
  *
  * This file needs only <linux/saakm.h> and the list and rbtree code: libusim
  * (tools/usim) compiles it as it is, so policies tested and replayed on the
@@ -66,6 +66,14 @@ void saakm_rq_remove(struct task_struct *p)
 	WRITE_ONCE(rq->nr, rq->nr - 1);
 }
 
+/*
+ * Set by the class around an upgrade's import (saakm_upgrade.c): whether
+ * one runs, the upgrade's number, and the tasks saakm_rq_adopt() moved.
+ */
+bool saakm_rq_importing;
+unsigned int saakm_rq_gen;
+unsigned int saakm_rq_adopted;
+
 /**
  * saakm_rq_init - initialize a policy runqueue
  * @rq: the runqueue
@@ -83,6 +91,7 @@ void saakm_rq_init(struct saakm_rq *rq, enum saakm_rq_kind kind,
 	rq->cpu = cpu;
 	INIT_LIST_HEAD(&rq->list);
 	rq->root = RB_ROOT_CACHED;
+	rq->adopt_gen = 0;
 	WARN_ON_ONCE(kind != SAAKM_RQ_FIFO && !less);
 }
 EXPORT_SYMBOL_GPL(saakm_rq_init);
@@ -126,3 +135,63 @@ struct task_struct *saakm_rq_next(struct saakm_rq *rq, struct task_struct *p)
 	return node ? rb_entry(node, struct task_struct, saakm.rb) : NULL;
 }
 EXPORT_SYMBOL_GPL(saakm_rq_next);
+
+/* Move every task of FIFO @old to the tail of FIFO @rq, in order. */
+static unsigned int saakm_rq_take_fifo(struct saakm_rq *rq, struct saakm_rq *old)
+{
+	unsigned int n = 0;
+	struct task_struct *p;
+
+	list_for_each_entry(p, &old->list, saakm.node) {
+		p->saakm.queue = rq;
+		n++;
+	}
+	list_splice_tail_init(&old->list, &rq->list);
+	WRITE_ONCE(rq->nr, rq->nr + n);
+	WRITE_ONCE(old->nr, 0);
+	return n;
+}
+
+/**
+ * saakm_rq_adopt - take over the tasks of an old version's runqueue
+ * @rq: a runqueue of the new version
+ * @old: the runqueue of the old version that held them
+ *
+ * For upgrade_import() only. FIFO into FIFO keeps the tasks' order;
+ * otherwise each task is inserted into @rq by @rq's order, which keeps
+ * the order of an ordered runqueue whose order did not change. The tasks
+ * stay READY on their CPUs. Refused, with a kernel log message, outside an
+ * import, for a runqueue that already adopted in this upgrade, and for
+ * runqueues of two different CPUs.
+ *
+ * Context: upgrade_import(): every CPU stopped.
+ *
+ * Return: the number of tasks moved.
+ */
+unsigned int saakm_rq_adopt(struct saakm_rq *rq, struct saakm_rq *old)
+{
+	unsigned int n = 0;
+	struct task_struct *p;
+
+	if (!saakm_rq_importing || old == rq || old->adopt_gen == saakm_rq_gen ||
+	    (rq->cpu >= 0 && old->cpu >= 0 && rq->cpu != old->cpu)) {
+		pr_err("saakm: %s() refused: %s\n", __func__,
+		       !saakm_rq_importing ? "not in upgrade_import()" :
+		       old->cpu != rq->cpu ? "runqueues of two CPUs" :
+		       "that runqueue is the new version's");
+		return 0;
+	}
+	if (rq->kind == SAAKM_RQ_FIFO && old->kind == SAAKM_RQ_FIFO) {
+		n = saakm_rq_take_fifo(rq, old);
+	} else {
+		while ((p = saakm_rq_first(old))) {
+			saakm_rq_remove(p);
+			saakm_rq_insert(rq, p);
+			n++;
+		}
+	}
+	rq->adopt_gen = saakm_rq_gen;
+	saakm_rq_adopted += n;
+	return n;
+}
+EXPORT_SYMBOL_GPL(saakm_rq_adopt);

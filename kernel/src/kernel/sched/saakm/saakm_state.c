@@ -178,6 +178,25 @@ void saakm_park(struct task_struct *p, int cpu, bool tail)
 	saakm_note_work(p->saakm.policy, cpu);
 }
 
+/**
+ * saakm_check_placed - after new_place or unblock_place, @p must be READY
+ * @p: the task the policy placed; rq(@cpu) locked
+ * @cpu: the CPU it was placed on
+ * @ev: SAAKM_EV_NEW_PLACE or SAAKM_EV_UNBLOCK_PLACE
+ *
+ * If the policy left it in another state, park it on @cpu's class-owned
+ * list, so that it still runs, and eject the policy.
+ */
+void saakm_check_placed(struct task_struct *p, int cpu, enum saakm_event ev)
+{
+	if (likely(p->saakm.state == saakm_left_state(ev)))
+		return;
+	saakm_eject(p->saakm.policy, SAAKM_EJECT_CALLBACK, SAAKM_ERR_LEFT_STATE,
+		    saakm_event_name(ev), p->pid, saakm_state_name(p->saakm.state));
+	saakm_force_state(p, SAAKM_RUNNING);
+	saakm_park(p, cpu, true);
+}
+
 /* Take @p off the class-owned list of @cpu if it is parked there. */
 void saakm_unpark(struct task_struct *p, int cpu)
 {
