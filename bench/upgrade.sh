@@ -12,7 +12,8 @@
 # it ROUNDS times, back and forth between its two versions. Each upgrade's
 # blackout is the time the class kept every CPU stopped, as the kernel
 # measured it (upgrade_ns= in /proc/saakm/policies): no CPU runs a task of
-# the policy, or any task, meanwhile. Then 'saakm switch upfifo fifo' and
+# the policy, or any task, meanwhile; swap_ns= is the part of it that the
+# swap itself took on one CPU (export, import, core_entry). Then 'saakm switch upfifo fifo' and
 # back, timed in the guest: the switch stops no CPU, but each task in turn.
 #
 #   usage: bench/upgrade.sh [--cpus "2 8"] [--tasks "10 1000 10000"]
@@ -51,14 +52,15 @@ guest() {
 		say "$n tasks up in $(( ($(now_ns) - t0) / 1000000 )) ms; upfifo has $("$saakm" get policies upfifo tasks)"
 		for r in $(seq "$rounds"); do
 			"$saakm" upgrade "$(other)" >/tmp/up.out || { cat /tmp/up.out; exit 1; }
-			printf 'upgrade\t%s\t%s\t%s\t%s\n' "$cpus" "$n" "$r" \
-				"$("$saakm" get policies upfifo upgrade_ns)" >>"$out/raw.tsv"
+			printf 'upgrade\t%s\t%s\t%s\t%s\t%s\n' "$cpus" "$n" "$r" \
+				"$("$saakm" get policies upfifo upgrade_ns)" \
+				"$("$saakm" get policies upfifo swap_ns)" >>"$out/raw.tsv"
 		done
 		for r in 1 2; do
 			t0=$(now_ns)
 			"$saakm" switch upfifo fifo >/tmp/sw.out || { cat /tmp/sw.out; exit 1; }
 			t1=$(now_ns)
-			printf 'switch\t%s\t%s\t%s\t%s\n' "$cpus" "$n" "$r" $((t1 - t0)) >>"$out/raw.tsv"
+			printf 'switch\t%s\t%s\t%s\t%s\t-\n' "$cpus" "$n" "$r" $((t1 - t0)) >>"$out/raw.tsv"
 			cat /tmp/sw.out
 			"$saakm" switch fifo upfifo >/tmp/sw.out || { cat /tmp/sw.out; exit 1; }
 		done

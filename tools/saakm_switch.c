@@ -7,8 +7,9 @@
  * lock: the task is never in SCHED_NORMAL on the way. A task that B
  * refuses (its checkparam_attr(), or an error) goes back to SCHED_NORMAL
  * with its nice value, and is reported. Tasks that A's tasks fork while
- * the switch runs join A; the walk is repeated until A has none left, a
- * bounded number of times. Both policies must be loaded and enabled: an
+ * the switch runs join A; the walk is repeated until one finds none to
+ * move, a bounded number of times. A task that is exiting cannot change
+ * policy, and leaves A by itself. Both policies must be loaded and enabled: an
  * ejected one is draining its tasks to SCHED_NORMAL.
  */
 #define _GNU_SOURCE
@@ -48,7 +49,10 @@ static int to_normal(long tid, int reset_on_fork)
 	return syscall(SYS_sched_setattr, tid, &attr, 0) ? -errno : 0;
 }
 
-/* Move task @tid if it is on policy @from. Return: 1 if it was. */
+/*
+ * Move task @tid if it is on policy @from. Return: 1 if it was moved or
+ * refused, 0 if it is not on @from, or exiting (it leaves by itself).
+ */
 static int switch_one_task(long tid, int from, int to, struct switch_count *c)
 {
 	int id, rof, err;
@@ -57,19 +61,21 @@ static int switch_one_task(long tid, int from, int to, struct switch_count *c)
 	if (saakm_get_full(tid, &id, NULL, &rof) < 0 || id != from)
 		return 0;
 	err = saakm_set(tid, to, NULL, 0, rof ? SAAKM_RESET_ON_FORK : 0);
+	if (err == -ESRCH)
+		return 0;
 	if (!err) {
 		c->moved++;
-	} else if (err != -ESRCH) {
-		err = to_normal(tid, rof);
-		fprintf(stderr, "saakm: task %ld refused (%s): %s\n", tid,
-			saakm_strerror(err ? err : -EINVAL),
-			err ? "it stays where it was" : "now SCHED_NORMAL");
-		c->refused++;
+		return 1;
 	}
+	err = to_normal(tid, rof);
+	fprintf(stderr, "saakm: task %ld refused (%s): %s\n", tid,
+		saakm_strerror(err ? err : -EINVAL),
+		err ? "it stays where it was" : "now SCHED_NORMAL");
+	c->refused++;
 	return 1;
 }
 
-/* One walk of every thread. Return: tasks of @from seen. */
+/* One walk of every thread. Return: tasks of @from moved or refused. */
 static int switch_round(int from, int to, struct switch_count *c)
 {
 	struct dirent *p, *t;

@@ -5,7 +5,8 @@
 #    refuses (its refuse=PID) goes to SCHED_NORMAL and is reported; a
 #    switch to a policy that is not loaded, or from or to an ejected one,
 #    moves nothing.
-# 2. Races, RACES rounds each, where one side must win cleanly and no task
+# 2. Races, RACES rounds each (5, 3 on the debug kernel; 50 in make
+#    test-full), where one side must win cleanly and no task
 #    be lost (each ends on SCHED_SAAKM with the live id, or on
 #    SCHED_NORMAL after a drain): an upgrade against rmmod of the old
 #    version, an upgrade against an ejection, a switch against an upgrade.
@@ -18,6 +19,8 @@ v2=$ko_dir/saakm_upfifo2.ko
 fifo=$SAAKM_ROOT/policies/fifo/saakm_fifo.ko
 tmp=$(mktemp -d)
 RACES=$(tier_size SAAKM_RACES 5 50)
+# the debug kernel is 2 to 3 times slower: fewer rounds in make test
+debug_pass && [ -z "${SAAKM_RACES:-}" ] && [ "${SAAKM_FULL:-0}" != 1 ] && RACES=3
 
 if [ ! -x "$SAAKM_CLI" ] || [ ! -f "$v1" ] || [ ! -f "$fifo" ]; then
 	not_ok "the saakm CLI, fifo and upfifo are built" "make tools modules"

@@ -69,6 +69,7 @@ struct saakm_policy {
 	struct work_struct	eject_work;
 	unsigned int		generation;	/* upgrades so far (saakm_upgrade.c) */
 	u64			upgrade_ns;	/* the last upgrade's stop of every CPU */
+	u64			upgrade_swap_ns; /* and the swap's own work in it */
 	struct saakm_policy	*live;		/* replaced: the policy it went on as */
 	bool			reason_set;	/* @kind and @reason are complete */
 	enum saakm_eject_kind	kind;

@@ -11,7 +11,8 @@
  *   id=1 name=fifo tasks=3 state=enabled slot=0 balance_ms=0 timeout_ms=0
  *   unprivileged=0 module=saakm_fifo ("-" for a policy built in)
  *   generation=0 (live upgrades so far) upgrade_ns=0 (how long the last
- *   one stopped every CPU)
+ *   one stopped every CPU) swap_ns=0 (the part of it the swap itself
+ *   took, on one CPU)
  * /proc/saakm/events    one line per policy: name=, a counter per event of
  *                       SAAKM_EVENTS() (calls made), bad_transitions=
  * /proc/saakm/errors    one line per ejected policy: name= kind= reason=
@@ -64,12 +65,12 @@ static int policies_show(struct seq_file *m, void *v)
 
 	rcu_read_lock();
 	for_each_saakm_policy(pol)
-		seq_printf(m, "id=%d name=%s tasks=%d state=%s slot=%d balance_ms=%u timeout_ms=%u unprivileged=%d module=%s generation=%u upgrade_ns=%llu\n",
+		seq_printf(m, "id=%d name=%s tasks=%d state=%s slot=%d balance_ms=%u timeout_ms=%u unprivileged=%d module=%s generation=%u upgrade_ns=%llu swap_ns=%llu\n",
 			   pol->id, pol->ops.name, atomic_read(&pol->nr_tasks),
 			   saakm_policy_state_names[READ_ONCE(pol->state)], pol->slot,
 			   pol->ops.balance_ms, pol->ops.timeout_ms, pol->ops.unprivileged,
 			   pol->owner ? module_name(pol->owner) : "-",
-			   pol->generation, pol->upgrade_ns);
+			   pol->generation, pol->upgrade_ns, pol->upgrade_swap_ns);
 	rcu_read_unlock();
 	return 0;
 }

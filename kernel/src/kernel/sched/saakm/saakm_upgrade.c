@@ -36,6 +36,7 @@ struct saakm_swap {
 	struct saakm_policy	*pol;	/* the live policy */
 	struct saakm_policy	*next;	/* the new version; the husk after */
 	const char		*why;	/* the step that refused */
+	u64			swap_ns;	/* the swap's own work, in the stop */
 };
 
 /* Exchange who runs @pol: its ops, priv and owner, with @next's. */
@@ -129,6 +130,7 @@ static int saakm_swap_stopped(void *arg)
 	struct saakm_swap *sw = arg;
 	struct saakm_policy *pol = sw->pol, *next = sw->next;
 	struct saakm_upgrade up = { .version = pol->ops.version };
+	u64 t0 = local_clock();
 	int ret;
 
 	if (READ_ONCE(pol->state) != SAAKM_POLICY_ENABLED) {
@@ -160,6 +162,7 @@ static int saakm_swap_stopped(void *arg)
 	if (saakm_rq_adopted != saakm_nr_ready(pol))
 		saakm_place_left_behind(pol);
 	pol->generation++;
+	sw->swap_ns = local_clock() - t0;
 	return 0;
 }
 
@@ -214,14 +217,15 @@ int saakm_upgrade(struct saakm_policy *pol, struct saakm_policy *next)
 		       sw.why, ret);
 	} else {
 		pol->upgrade_ns = ns;
+		pol->upgrade_swap_ns = sw.swap_ns;
 		if (recording) {
 			saakm_record_forget(pol);
 			pr_info("saakm: the recording of %s stops at its upgrade\n",
 				pol->ops.name);
 		}
 		saakm_retire(pol, next);
-		pr_info("saakm: policy %s (id %d) upgraded to generation %u in %llu ns\n",
-			pol->ops.name, pol->id, pol->generation, ns);
+		pr_info("saakm: policy %s (id %d) upgraded to generation %u: CPUs stopped for %llu ns, %llu ns of it to swap\n",
+			pol->ops.name, pol->id, pol->generation, ns, sw.swap_ns);
 	}
 	module_put(old);
 	return ret;
