@@ -223,10 +223,12 @@ static int join_params(int argc, char **argv, int from, char *args, size_t len)
 
 /*
  * Load module file @path, module @mod, with parameters @args; a failure
- * shows the kernel's messages that name @mod or contain @also. Return: 0,
- * 1 after a failure, 2 for an unknown parameter (the load is taken back).
+ * shows the kernel's messages that name @mod or contain @also, and an
+ * unknown parameter is reported as one of @what ("policy fifo"). Return:
+ * 0, 1 after a failure, 2 for an unknown parameter (the load is taken back).
  */
-static int insmod(const char *path, const char *mod, const char *args, const char *also)
+static int insmod(const char *path, const char *mod, const char *args, const char *also,
+		  const char *what)
 {
 	char log[4096], *unknown;
 	int fd, kmsg, ret;
@@ -251,7 +253,7 @@ static int insmod(const char *path, const char *mod, const char *args, const cha
 	unknown = strstr(log, "unknown parameter '");
 	if (unknown) {
 		unknown += strlen("unknown parameter '");
-		fprintf(stderr, "saakm: module %s has no parameter '%.*s' ", mod,
+		fprintf(stderr, "saakm: %s has no parameter '%.*s' ", what,
 			(int)strcspn(unknown, "'"), unknown);
 		print_params(mod);
 		syscall(SYS_delete_module, mod, O_NONBLOCK);
@@ -264,7 +266,7 @@ static int insmod(const char *path, const char *mod, const char *args, const cha
 int cmd_load(int argc, char **argv)
 {
 	struct find_arg fa = { 0 };
-	char args[4096], mod[64];
+	char args[4096], mod[64], what[80];
 	int ret;
 
 	if (argc < 2)
@@ -288,7 +290,8 @@ int cmd_load(int argc, char **argv)
 	if (ret)
 		return ret;
 	snprintf(mod, sizeof(mod), "saakm_%s", fa.name);
-	ret = insmod(fa.path, mod, args, fa.name);
+	snprintf(what, sizeof(what), "policy %s", fa.name);
+	ret = insmod(fa.path, mod, args, fa.name, what);
 	if (ret)
 		return ret;
 	ret = saakm_policy_id(fa.name);
@@ -332,7 +335,7 @@ int cmd_upgrade(int argc, char **argv)
 	struct saakm_policy_info before[MAX_POLICIES], after[MAX_POLICIES];
 	const struct saakm_policy_info *now = NULL, *old;
 	int i, nb, na, keep = 0, ret;
-	char args[4096], mod[64], sys[128];
+	char args[4096], mod[64], sys[128], what[80];
 	const char *path;
 
 	if (argc > 1 && !strcmp(argv[1], "--keep-old")) {
@@ -355,7 +358,8 @@ int cmd_upgrade(int argc, char **argv)
 	if (!access(sys, F_OK))
 		return load_error("module %s is loaded already: an upgrade loads a new module", mod);
 
-	ret = insmod(path, mod, args, "saakm: upgrade of");
+	snprintf(what, sizeof(what), "module %s", mod);
+	ret = insmod(path, mod, args, "saakm: upgrade of", what);
 	if (ret)
 		return ret;
 	na = saakm_list(after, MAX_POLICIES);
