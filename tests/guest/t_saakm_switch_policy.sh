@@ -67,6 +67,17 @@ stop_spinners() {
 	rm -f "$tmp/stop"
 }
 
+# end_round R: the end of race round R: every spinner on upfifo or
+# SCHED_NORMAL (else $bad says which), the spinners stopped, and every
+# upfifo module unloaded, newest first (a replaced one only leaves)
+end_round() {
+	accounted $pids >"$tmp/acc" || bad="round $1: $(cat "$tmp/acc")"
+	stop_spinners
+	for _m in $(cut -d' ' -f1 /proc/modules | grep '^saakm_upfifo'); do
+		rmmod "$_m"
+	done
+}
+
 tap_subtest "switch"
 check "insmod saakm_fifo" insmod "$fifo"
 check "insmod saakm_upfifo1" insmod "$v1"
@@ -110,11 +121,7 @@ while [ $r -lt "$RACES" ] && [ -z "$bad" ]; do
 	rmmod "$old" 2>/dev/null &
 	insmod "$new" 2>/dev/null
 	wait $!
-	accounted $pids >"$tmp/acc" || bad="round $r: $(cat "$tmp/acc")"
-	stop_spinners
-	for m in saakm_upfifo1 saakm_upfifo2; do
-		grep -q "^$m " /proc/modules && rmmod "$m"
-	done
+	end_round $r
 	r=$((r + 1))
 done
 [ -z "$bad" ] && ok "$RACES rounds: every task on upfifo or SCHED_NORMAL, nothing stuck" ||
@@ -137,11 +144,7 @@ while [ $r -lt "$RACES" ] && [ -z "$bad" ]; do
 	esac
 	# an ejected policy drains its tasks to SCHED_NORMAL
 	[ "$st" = ejected ] && wait_for 30 test "$(policy_tasks upfifo)" = 0
-	accounted $pids >"$tmp/acc" || bad="round $r: $(cat "$tmp/acc")"
-	stop_spinners
-	for m in saakm_upfifo2 saakm_upfifo1; do
-		grep -q "^$m " /proc/modules && rmmod "$m"
-	done
+	end_round $r
 	r=$((r + 1))
 done
 [ -z "$bad" ] && ok "$RACES rounds: the policy ends enabled or ejected, no task lost" ||
