@@ -1363,10 +1363,9 @@ static void upgrade_place_left_behind(struct saakm_policy *pol)
 	struct task_struct *p;
 
 	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
-		struct saakm_rq *q = p->saakm.queue;
 		int cpu = task_cpu(p);
 
-		if (!q || q->adopt_gen == saakm_rq_gen)
+		if (!saakm_rq_left_behind(p))
 			continue;
 		usim_force_state(p, SAAKM_MIGRATING);
 		usim_call(pol, SAAKM_EV_UNBLOCK_PLACE, cpu, p, cpu);
@@ -1419,11 +1418,9 @@ static int usim_upgrade(struct saakm_policy *pol, const struct saakm_ops *ops, v
 	pol->ops = *ops;
 	pol->priv = priv;
 	pol->owner = owner;
-	saakm_rq_gen++;
-	saakm_rq_adopted = 0;
-	saakm_rq_importing = true;
+	saakm_rq_import_begin();
 	ret = pol->ops.upgrade_import(pol, &up);
-	saakm_rq_importing = false;
+	saakm_rq_import_end();
 	if (ret && !saakm_rq_adopted) {
 		pol->ops = husk->pol.ops;
 		pol->priv = husk->pol.priv;

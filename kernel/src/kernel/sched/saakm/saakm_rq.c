@@ -67,12 +67,36 @@ void saakm_rq_remove(struct task_struct *p)
 }
 
 /*
- * Set by the class around an upgrade's import (saakm_upgrade.c): whether
- * one runs, the upgrade's number, and the tasks saakm_rq_adopt() moved.
+ * An upgrade's import (saakm_upgrade.c, and libusim's): whether one runs,
+ * the upgrade's number, and the tasks saakm_rq_adopt() moved in it.
  */
-bool saakm_rq_importing;
-unsigned int saakm_rq_gen;
+static bool saakm_rq_importing;
+static unsigned int saakm_rq_gen;
 unsigned int saakm_rq_adopted;
+
+/* An upgrade's import starts: saakm_rq_adopt() is allowed, and counted. */
+void saakm_rq_import_begin(void)
+{
+	saakm_rq_gen++;
+	saakm_rq_adopted = 0;
+	saakm_rq_importing = true;
+}
+
+void saakm_rq_import_end(void)
+{
+	saakm_rq_importing = false;
+}
+
+/*
+ * After an import: is @p READY in a runqueue that no runqueue of the new
+ * version adopted (still the old version's)?
+ */
+bool saakm_rq_left_behind(const struct task_struct *p)
+{
+	const struct saakm_rq *q = p->saakm.queue;
+
+	return q && q->adopt_gen != saakm_rq_gen;
+}
 
 /**
  * saakm_rq_init - initialize a policy runqueue

@@ -8,8 +8,9 @@
 
 void saakm_rq_insert(struct saakm_rq *rq, struct task_struct *p);
 void saakm_rq_remove(struct task_struct *p);
-extern bool saakm_rq_importing;
-extern unsigned int saakm_rq_gen;
 extern unsigned int saakm_rq_adopted;
+void saakm_rq_import_begin(void);
+void saakm_rq_import_end(void);
+bool saakm_rq_left_behind(const struct task_struct *p);
 
 #endif /* _KERNEL_SCHED_SAAKM_RQ_H */

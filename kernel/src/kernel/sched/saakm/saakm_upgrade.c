@@ -68,11 +68,10 @@ static void saakm_place_left_behind(struct saakm_policy *pol)
 	struct task_struct *p;
 
 	list_for_each_entry(p, &pol->tasks, saakm.policy_node) {
-		struct saakm_rq *q = p->saakm.queue;
 		struct rq *rq = task_rq(p);
 		int cpu = cpu_of(rq);
 
-		if (!q || q->adopt_gen == saakm_rq_gen)
+		if (!saakm_rq_left_behind(p))
 			continue;
 		raw_spin_rq_lock(rq);
 		saakm_force_state(p, SAAKM_MIGRATING);
@@ -108,11 +107,9 @@ static int saakm_import(struct saakm_policy *pol, const struct saakm_upgrade *up
 {
 	int ret;
 
-	saakm_rq_gen++;
-	saakm_rq_adopted = 0;
-	saakm_rq_importing = true;
+	saakm_rq_import_begin();
 	ret = pol->ops.upgrade_import(pol, up);
-	saakm_rq_importing = false;
+	saakm_rq_import_end();
 	return ret;
 }
 
